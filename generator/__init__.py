@@ -1,0 +1,1 @@
+"""kernelstrain generator: a deterministic, analytic simulator of GPU-kernel optimization trajectories."""

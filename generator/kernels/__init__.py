@@ -1,0 +1,1 @@
+"""Kernel source rendering (CUDA and Triton)."""

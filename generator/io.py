@@ -1,0 +1,173 @@
+"""The dataset writer: JSONL shards, merged view, extra files, atomically; knows nothing about GPUs.
+
+Why this shape: shards are independent, so a process pool (or any scheduler) can split the work and the
+bytes never depend on the split; each shard is written to a temporary name and renamed, so a shard that
+exists is complete and is not rewritten on a rerun; the folder is assembled in a hidden sibling
+(`.NAME.partial`) and renamed to NAME only after `finalize` reports no problems, so a failure never leaves
+anything that looks complete. A marker file records the caller's options; shards are reused only when the
+options match.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import orjson
+
+MARKER = ".kernelstrain.json"     # {"options": ...}: what produced the folder; kept in the finished folder
+SHARD_DIR = "batches"
+
+
+class OutputError(Exception):
+    """The output folder cannot be used (exists with other content or other options)."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    out_dir: Path
+    rows: int
+    shards: int
+    reused_shards: int
+    bytes: int
+    seconds: float
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def line(self, unit_counts: Mapping[str, int] | None = None) -> str:
+        """One-line summary: rows, extra counts (e.g. steps), MB, seconds, MB/s."""
+        mb = self.bytes / 1e6
+        extra = "".join(f", {n:,} {name}" for name, n in (unit_counts or {}).items())
+        rate = mb / self.seconds if self.seconds > 0 else float("inf")
+        return (f"{self.out_dir}: {self.rows:,} rows{extra}, {self.shards} shards "
+                f"({self.reused_shards} reused), {mb:,.1f} MB in {self.seconds:.1f} s ({rate:,.1f} MB/s)")
+
+
+def shard_name(index: int) -> str:
+    return f"{SHARD_DIR}/batch_{index:03d}.jsonl"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to `path.tmp-PID` then rename: readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
+                 per_shard: Callable[[int, list[dict]], Any] | None) -> tuple[int, Any, bool]:
+    """Generate (or reuse) one shard; return (bytes, per_shard result, reused)."""
+    path = work / shard_name(index)
+    if path.exists():
+        data = path.read_bytes()
+        rows = [orjson.loads(line) for line in data.splitlines()] if per_shard else []
+        return len(data), per_shard(index, rows) if per_shard else None, True
+    rows = list(rows_for_shard(index))
+    data = b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in rows)
+    write_atomic(path, data)
+    return len(data), per_shard(index, rows) if per_shard else None, False
+
+
+def _prepare(out: Path, work: Path, marker: bytes) -> None:
+    """Make `work` the partial folder for these options, reusing a matching earlier result."""
+    def matches(folder: Path) -> bool:
+        m = folder / MARKER
+        return m.is_file() and m.read_bytes() == marker
+
+    if work.exists() and not matches(work):
+        shutil.rmtree(work)
+    if out.exists():
+        if matches(out):
+            if work.exists():
+                shutil.rmtree(work)
+            os.replace(out, work)            # a finished folder is resumed, its shards reused
+        elif out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        else:
+            raise OutputError(f"{out}: exists and was not generated with these options; remove it or pick another --out")
+    work.mkdir(parents=True, exist_ok=True)
+    for stale in work.rglob("*.tmp-*"):
+        stale.unlink()
+    write_atomic(work / MARKER, marker)
+
+
+def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], num_rows: int, shard_size: int = 100,
+                  merged_name: str, num_proc: int = 1,
+                  extra_files: Mapping[str, bytes] | Callable[[list[Any]], Mapping[str, bytes]] = (),
+                  finalize: Callable[[Path], list[str]] | None = None,
+                  per_shard: Callable[[int, list[dict]], Any] | None = None,
+                  options: Mapping[str, Any] | None = None, progress: bool | None = None) -> Summary:
+    """Write `num_rows` rows as shards of `shard_size`, the merged view, and extra files; then finalize.
+
+    - `rows_for_shard(i)` yields the rows of shard i (rows i*shard_size ...); with num_proc > 1 it and
+      `per_shard` must be picklable (module-level functions or functools.partial of them).
+    - `per_shard(i, rows)` runs in the worker on each shard's rows (re-read from disk for a reused shard) and
+      returns a small picklable result; results are collected in shard order.
+    - `extra_files` maps relative paths to bytes, or is a callable taking the per-shard results and returning
+      that mapping (stats, QA reports, card, holdout); all are written atomically.
+    - `finalize(work_dir)` checks the assembled folder and returns problems; any problem keeps the folder at
+      its partial name and is reported in `Summary.problems`.
+    - `options` (JSON-able) is recorded in the marker; a rerun reuses shards only under equal options.
+    """
+    started = time.perf_counter()
+    out = Path(out_dir)
+    work = out.with_name(f".{out.name}.partial")
+    marker = orjson.dumps({"options": options or {}, "num_rows": num_rows, "shard_size": shard_size},
+                          option=orjson.OPT_SORT_KEYS)
+    _prepare(out, work, marker)
+    n_shards = max(1, -(-num_rows // shard_size))
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+    if show:
+        from tqdm import tqdm
+        bar = tqdm(total=n_shards, unit="shard", desc=out.name)
+    results: list[Any] = [None] * n_shards
+    total_bytes = reused = 0
+
+    def collect(index: int, outcome: tuple[int, Any, bool]) -> None:
+        nonlocal total_bytes, reused
+        size, results[index], was_reused = outcome
+        total_bytes += size
+        reused += was_reused
+        if bar:
+            bar.update()
+
+    if num_proc <= 1 or n_shards == 1:
+        for i in range(n_shards):
+            collect(i, _write_shard(work, i, rows_for_shard, per_shard))
+    else:
+        with ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_write_shard, work, i, rows_for_shard, per_shard) for i in range(n_shards)]
+            for i, fut in enumerate(futures):
+                collect(i, fut.result())
+    if bar:
+        bar.close()
+
+    merged_tmp = work / f"{merged_name}.tmp-{os.getpid()}"
+    with open(merged_tmp, "wb") as dst:
+        for i in range(n_shards):
+            with open(work / shard_name(i), "rb") as src:
+                shutil.copyfileobj(src, dst, 16 << 20)
+    os.replace(merged_tmp, work / merged_name)
+
+    files = extra_files(results) if callable(extra_files) else dict(extra_files)
+    for rel, data in files.items():
+        write_atomic(work / rel, data)
+
+    problems = tuple(finalize(work)) if finalize else ()
+    if not problems:
+        if out.exists():
+            raise OutputError(f"{out}: appeared while writing; the result is left in {work}")
+        os.replace(work, out)
+    return Summary(out if not problems else work, num_rows, n_shards, reused, total_bytes,
+                   time.perf_counter() - started, problems)

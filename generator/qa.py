@@ -1,0 +1,247 @@
+"""Mechanical QA per batch: named checks registered per dataset, run over a shard's rows, one JSON report.
+
+Why a registry: each dataset (kernelinfer here, kernelswarm in its own module) registers small functions over
+rows with `@check(dataset, name, description)`; `run_checks` runs every check of a dataset and reports, per
+check, whether it passed, how many rows failed and the first few problems. A row check returns a problem
+string or None; a batch check (scope="batch") takes the list of rows and returns a list of problems.
+The writer exits non-zero when any check fails, so these are the dataset's invariants, not style.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+MAX_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    description: str
+    fn: Callable
+    scope: str   # "row" | "batch"
+
+
+REGISTRY: dict[str, list[Check]] = {}
+
+
+def check(dataset: str, name: str, description: str, *, scope: str = "row"):
+    """Register `fn` as a QA check of `dataset` (decorator)."""
+    def register(fn: Callable) -> Callable:
+        REGISTRY.setdefault(dataset, []).append(Check(name, description, fn, scope))
+        return fn
+    return register
+
+
+def run_checks(dataset: str, rows: list[dict], batch: str, *, id_field: str) -> dict:
+    """Run every registered check of `dataset` over `rows`; return the batch's QA report dict."""
+    results = []
+    for c in REGISTRY[dataset]:
+        if c.scope == "batch":
+            problems = list(c.fn(rows))
+            failed = len(problems)
+        else:
+            problems, failed = [], 0
+            for i, row in enumerate(rows):
+                try:
+                    msg = c.fn(row)
+                except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+                    msg = f"malformed row: {type(exc).__name__}: {exc}"
+                if msg:
+                    failed += 1
+                    if len(problems) < MAX_EXAMPLES:
+                        problems.append(f"row {i} ({row.get(id_field, '?')}): {msg}")
+        results.append({"name": c.name, "description": c.description, "passed": failed == 0,
+                        "failed": failed, "examples": problems[:MAX_EXAMPLES]})
+    passed = sum(r["passed"] for r in results)
+    return {"dataset": dataset, "batch": batch, "rows": len(rows), "checks": results,
+            "passed": passed, "total": len(results), "score": f"{passed}/{len(results)}"}
+
+
+def failures(report: dict) -> list[str]:
+    """One line per failed check of a report, for the writer's exit decision and message."""
+    return [f"{report['batch']}: QA check {r['name']} failed on {r['failed']} rows: {'; '.join(r['examples'])}"
+            for r in report["checks"] if not r["passed"]]
+
+
+# ---------------------------------------------------------------- kernelinfer checks
+KI = "kernelinfer"
+_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|wrong_result)")
+_SPEEDUP_RTOL = 2e-3     # speedup and times are rounded to a few significant digits
+
+
+def _header(content: str) -> tuple[int, str] | None:
+    m = _HEADER.fullmatch(content.split("\n", 1)[0])
+    if not m:
+        return None
+    h, mm, ss, status = m.groups()
+    return int(h) * 3600 + int(mm) * 60 + int(ss), status
+
+
+@check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")
+def _step_count(row):
+    n, trace = row["num_steps"], row["trace"]
+    if n != len(trace):
+        return f"num_steps {n} != len(trace) {len(trace)}"
+    if not 30 <= n <= 200:
+        return f"num_steps {n} outside 30..200"
+    if [t["step"] for t in trace] != list(range(1, n + 1)):
+        return "trace steps are not 1..n"
+
+
+@check(KI, "message_roles", "messages are system, user, then (assistant, user) per step")
+def _message_roles(row):
+    roles = [m["role"] for m in row["messages"]]
+    want = ["system", "user"] + ["assistant", "user"] * row["num_steps"]
+    if roles != want:
+        return f"roles {roles[:6]}... do not follow system, user, (assistant, user) x {row['num_steps']}"
+
+
+@check(KI, "feedback_header", "each feedback turn starts with '[t+H:MM:SS] RESULT <status>' matching the trace")
+def _feedback_header(row):
+    for i, entry in enumerate(row["trace"]):
+        parsed = _header(row["messages"][3 + 2 * i]["content"])
+        if parsed is None:
+            return f"step {entry['step']}: feedback first line is not '[t+H:MM:SS] RESULT <status>'"
+        if parsed[1] != entry["status"]:
+            return f"step {entry['step']}: feedback says {parsed[1]}, trace says {entry['status']}"
+
+
+@check(KI, "timestamps", "feedback timestamps strictly increase; the last equals elapsed_s and elapsed_hms")
+def _timestamps(row):
+    stamps = [_header(row["messages"][3 + 2 * i]["content"]) for i in range(row["num_steps"])]
+    secs = [s[0] for s in stamps if s]
+    if any(b <= a for a, b in zip(secs, secs[1:])):
+        return "timestamps do not strictly increase"
+    if not secs or secs[-1] != row["elapsed_s"]:
+        return f"last timestamp {secs[-1] if secs else None} != elapsed_s {row['elapsed_s']}"
+    h, rem = divmod(int(row["elapsed_s"]), 3600)
+    if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
+        return f"elapsed_hms {row['elapsed_hms']} != elapsed_s {row['elapsed_s']}"
+
+
+@check(KI, "duration", "simulated duration within 1.0-5.0 h")
+def _duration(row):
+    if not 3600 <= row["elapsed_s"] <= 5 * 3600:
+        return f"elapsed {row['elapsed_s'] / 3600:.2f} h outside 1-5 h"
+
+
+@check(KI, "time_physics", "time_ms is null exactly when status != ok; every ok time >= roofline_ms")
+def _time_physics(row):
+    roof = row["roofline_ms"]
+    for t in row["trace"]:
+        if (t["time_ms"] is None) != (t["status"] != "ok"):
+            return f"step {t['step']}: status {t['status']} with time_ms {t['time_ms']}"
+        if t["time_ms"] is not None and t["time_ms"] < roof:
+            return f"step {t['step']}: time {t['time_ms']} ms below roofline {roof} ms"
+
+
+@check(KI, "best_step", "best.step is the ok step with the minimum time, and best.time_ms is that time")
+def _best_step(row):
+    oks = [t for t in row["trace"] if t["status"] == "ok"]
+    if not oks:
+        return "no ok step"
+    fastest = min(oks, key=lambda t: (t["time_ms"], t["step"]))
+    best = row["best"]
+    if best["time_ms"] != fastest["time_ms"]:
+        return f"best.time_ms {best['time_ms']} != fastest ok time {fastest['time_ms']}"
+    if row["trace"][best["step"] - 1]["time_ms"] != fastest["time_ms"]:
+        return f"best.step {best['step']} is not a fastest ok step ({fastest['step']})"
+
+
+@check(KI, "speedup", "best.speedup == baseline_ms / best.time_ms to rounding")
+def _speedup(row):
+    want = row["baseline_ms"] / row["best"]["time_ms"]
+    if abs(row["best"]["speedup"] - want) > _SPEEDUP_RTOL * want:
+        return f"speedup {row['best']['speedup']} != {row['baseline_ms']} / {row['best']['time_ms']} = {want:.4g}"
+
+
+@check(KI, "kept_marks_improvements", "kept is true exactly on ok steps that beat the running best")
+def _kept(row):
+    running = float("inf")
+    for t in row["trace"]:
+        improved = t["status"] == "ok" and t["time_ms"] < running
+        if t["kept"] != improved:
+            return f"step {t['step']}: kept={t['kept']} but improvement={improved}"
+        if improved:
+            running = t["time_ms"]
+
+
+@check(KI, "attempts", "attempts == number of ok steps (candidates that reached the benchmark)")
+def _attempts(row):
+    n_ok = sum(t["status"] == "ok" for t in row["trace"])
+    if row["attempts"] != n_ok:
+        return f"attempts {row['attempts']} != ok steps {n_ok}"
+
+
+@check(KI, "arch_matches_gpu", "arch is the GPU's arch")
+def _arch(row):
+    from generator.hardware import GPUS
+    if row["arch"] != GPUS[row["gpu"]].arch:
+        return f"arch {row['arch']} is not {row['gpu']}'s {GPUS[row['gpu']].arch}"
+
+
+@lru_cache(maxsize=None)
+def _requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
+    from generator.variants import variants_for
+    for v in variants_for(op, impl):
+        if v.tag == tag:
+            return frozenset(v.requires_for(dtype))
+    raise ValueError(f"unknown variant tag {tag!r} for {op}/{impl}")
+
+
+@check(KI, "arch_gating", "no ok step uses a variant whose hardware features the GPU lacks")
+def _arch_gating(row):
+    from generator.hardware import GPUS
+    features = GPUS[row["gpu"]].features
+    for t in row["trace"]:
+        if t["status"] == "ok":
+            missing = _requires(row["op"], row["impl"], t["tag"], row["dtype"]) - features
+            if missing:
+                return f"step {t['step']}: ok {t['tag']} needs {sorted(missing)} absent on {row['gpu']}"
+
+
+@check(KI, "fix_follows_error", "a fix step follows a failed step and resubmits its variant and params")
+def _fix(row):
+    trace = row["trace"]
+    for i, t in enumerate(trace):
+        if t["kind"] == "fix":
+            prev = trace[i - 1] if i else None
+            if prev is None or prev["status"] == "ok":
+                return f"step {t['step']}: fix without a preceding failure"
+            if (prev["tag"], prev["params"]) != (t["tag"], t["params"]):
+                return f"step {t['step']}: fix changes variant or params"
+
+
+@check(KI, "assistant_code_only", "assistant turns are kernel source only: no markdown fences, a kernel entry")
+def _code_only(row):
+    marker = "__global__" if row["impl"] == "cuda" else "@triton.jit"
+    for m in row["messages"][2::2]:
+        text = m["content"]
+        if "```" in text or marker not in text:
+            return f"assistant turn is not bare {row['impl']} source (fences or no {marker})"
+
+
+@check(KI, "number_types", "times, speedups and elapsed_s are floats; counts and step numbers are ints")
+def _types(row):
+    floats = [row["baseline_ms"], row["roofline_ms"], row["best"]["time_ms"], row["best"]["speedup"], row["elapsed_s"]]
+    floats += [t["time_ms"] for t in row["trace"] if t["time_ms"] is not None]
+    ints = [row["num_steps"], row["attempts"], row["best"]["step"]] + [t["step"] for t in row["trace"]]
+    if not all(type(x) is float for x in floats):
+        return "a time, speedup or elapsed_s is not a float"
+    if not all(type(x) is int for x in ints):
+        return "a count or step number is not an int"
+
+
+@check(KI, "unique_sessions", "session_id and (op, impl, gpu, dtype, shape) unique within the batch", scope="batch")
+def _unique(rows):
+    seen_ids, seen_keys, problems = set(), set(), []
+    for i, row in enumerate(rows):
+        key = (row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items())))
+        if row["session_id"] in seen_ids or key in seen_keys:
+            problems.append(f"row {i} ({row['session_id']}): duplicate session_id or task")
+        seen_ids.add(row["session_id"])
+        seen_keys.add(key)
+    return problems

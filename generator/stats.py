@@ -1,0 +1,91 @@
+"""Aggregate statistics of a kernelinfer folder, computed from the rows themselves (never typed in).
+
+Two stages so the work parallelizes with the writer: `shard_stats(rows)` runs in the worker that wrote the
+shard and returns a small mergeable summary; `combine(...)` merges the summaries in shard order into the
+`stats.json` dict that the card prints. Per-row values kept for exact medians are a few floats per row.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+STATUSES = ("ok", "compile_error", "wrong_result")
+KINDS = ("new_variant", "tune", "fix", "revert")
+ATTEMPTS_DEFINITION = ("number of candidates that reached the benchmark: steps whose kernel compiled, launched, "
+                       "passed the correctness check and was timed (status ok)")
+
+
+def _sig(x: float, digits: int = 4) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def _counter_dict(counter: Counter) -> dict[str, int]:
+    return {k: counter[k] for k in sorted(counter)}
+
+
+def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
+    """Per-shard summary: per-row steps/seconds/speedup lists and counters over rows and steps."""
+    steps, seconds, speedups, attempts = [], [], [], []
+    statuses, kinds, tags = Counter(), Counter(), Counter()
+    ops, gpus, impls, dtypes = Counter(), Counter(), Counter(), Counter()
+    for row in rows:
+        steps.append(row["num_steps"])
+        seconds.append(row["elapsed_s"])
+        speedups.append(row["best"]["speedup"])
+        attempts.append(row["attempts"])
+        ops[row["op"]] += 1
+        gpus[row["gpu"]] += 1
+        impls[row["impl"]] += 1
+        dtypes[row["dtype"]] += 1
+        for entry in row["trace"]:
+            statuses[entry["status"]] += 1
+            kinds[entry["kind"]] += 1
+            tags[entry["tag"]] += 1
+    return {"steps": steps, "seconds": seconds, "speedups": speedups, "attempts": attempts,
+            "statuses": statuses, "kinds": kinds, "tags": tags,
+            "ops": ops, "gpus": gpus, "impls": impls, "dtypes": dtypes}
+
+
+def _summary(values: list[float], digits: int = 4) -> dict[str, float]:
+    a = np.asarray(values, dtype=float)
+    return {"mean": _sig(a.mean(), digits), "median": _sig(float(np.median(a)), digits),
+            "min": _sig(a.min(), digits), "max": _sig(a.max(), digits)}
+
+
+def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
+    """Merge shard summaries (in shard order) into the stats.json dict."""
+    merged: dict[str, Any] = {k: [] for k in ("steps", "seconds", "speedups", "attempts")}
+    counters = {k: Counter() for k in ("statuses", "kinds", "tags", "ops", "gpus", "impls", "dtypes")}
+    for shard in shards:
+        for k in merged:
+            merged[k].extend(shard[k])
+        for k, c in counters.items():
+            c.update(shard[k])
+    total_steps = int(sum(merged["steps"]))
+    statuses = {s: counters["statuses"][s] for s in STATUSES}
+    speedups = np.asarray(merged["speedups"], dtype=float)
+    return {
+        "dataset": "kernelinfer",
+        "generator": dict(options),
+        "sessions": len(merged["steps"]),
+        "shards": len(shards),
+        "holdout_tasks": holdout_tasks,
+        "total_steps": total_steps,
+        "data_bytes": data_bytes,
+        "steps_per_session": _summary(merged["steps"]),
+        "hours_per_session": _summary([s / 3600 for s in merged["seconds"]]),
+        "best_speedup": {**_summary(merged["speedups"]), "geomean": _sig(float(np.exp(np.log(speedups).mean())))},
+        "attempts": {**_summary(merged["attempts"]), "definition": ATTEMPTS_DEFINITION},
+        "step_statuses": statuses,
+        "step_status_fractions": {s: _sig(n / total_steps) for s, n in statuses.items()},
+        "step_kinds": {k: counters["kinds"][k] for k in KINDS},
+        "variant_tags": _counter_dict(counters["tags"]),
+        "num_ops": len(counters["ops"]),
+        "num_gpus": len(counters["gpus"]),
+        "ops": _counter_dict(counters["ops"]),
+        "gpus": _counter_dict(counters["gpus"]),
+        "impls": _counter_dict(counters["impls"]),
+        "dtypes": _counter_dict(counters["dtypes"]),
+    }

@@ -1,0 +1,92 @@
+"""The generic writer: shards, merged view, reuse, options guard, failure leaves only a partial folder."""
+from __future__ import annotations
+
+import functools
+
+import orjson
+import pytest
+
+from generator.io import MARKER, OutputError, write_dataset
+
+
+def rows_for(seed: int, shard: int, *, shard_size: int = 10, num_rows: int = 25):
+    """Module-level (picklable) row source: a pure function of (seed, row index)."""
+    for i in range(shard * shard_size, min((shard + 1) * shard_size, num_rows)):
+        yield {"id": f"r{seed}_{i}", "x": i * 0.5, "shape": {"M": i + 1}, "text": "é\n" * (i % 3)}
+
+
+def count_rows(shard: int, rows: list[dict]) -> int:
+    return len(rows)
+
+
+def write(out, *, seed=0, num_proc=1, finalize=None, options=None):
+    return write_dataset(out, rows_for_shard=functools.partial(rows_for, seed), num_rows=25, shard_size=10,
+                         merged_name="rows.jsonl", num_proc=num_proc, per_shard=count_rows,
+                         extra_files=lambda counts: {"counts.json": orjson.dumps(counts),
+                                                     "sub/dir/x.json": b"{}"},
+                         finalize=finalize, options=options or {"seed": seed}, progress=False)
+
+
+def tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_layout_merged_and_summary(tmp_path):
+    out = tmp_path / "ds"
+    summary = write(out)
+    assert summary.ok and summary.out_dir == out and summary.rows == 25 and summary.shards == 3
+    files = tree(out)
+    shards = [files[f"batches/batch_{i:03d}.jsonl"] for i in range(3)]
+    assert [len(s.splitlines()) for s in shards] == [10, 10, 5]
+    assert files["rows.jsonl"] == b"".join(shards)
+    assert summary.bytes == len(files["rows.jsonl"])
+    assert orjson.loads(files["counts.json"]) == [10, 10, 5]
+    assert "sub/dir/x.json" in files and MARKER in files
+    assert not any(".tmp-" in name for name in files)
+    assert not (tmp_path / ".ds.partial").exists()
+    first = orjson.loads(shards[0].splitlines()[1])
+    assert first == {"id": "r0_1", "x": 0.5, "shape": {"M": 2}, "text": "é\n"}
+    assert "25 rows" in summary.line({"steps": 7}) and "7 steps" in summary.line({"steps": 7})
+
+
+def test_num_proc_gives_identical_bytes(tmp_path):
+    write(tmp_path / "one", num_proc=1)
+    write(tmp_path / "two", num_proc=2)
+    assert tree(tmp_path / "one") == tree(tmp_path / "two")
+    write(tmp_path / "other", seed=1)
+    assert tree(tmp_path / "other")["rows.jsonl"] != tree(tmp_path / "one")["rows.jsonl"]
+
+
+def test_rerun_reuses_complete_shards(tmp_path):
+    out = tmp_path / "ds"
+    write(out)
+    inode = (out / "batches/batch_001.jsonl").stat().st_ino
+    (out / "batches/batch_002.jsonl").unlink()          # as if that shard never finished
+    summary = write(out)
+    assert summary.ok and summary.reused_shards == 2
+    assert (out / "batches/batch_001.jsonl").stat().st_ino == inode
+    assert orjson.loads((out / "counts.json").read_bytes()) == [10, 10, 5]
+    write(tmp_path / "ref")
+    assert tree(out) == tree(tmp_path / "ref")
+
+
+def test_other_options_refuse_existing_folder(tmp_path):
+    out = tmp_path / "ds"
+    write(out)
+    with pytest.raises(OutputError, match="not generated with these options"):
+        write(out, options={"seed": 99})
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "notes.txt").write_text("mine")
+    with pytest.raises(OutputError):
+        write(tmp_path / "foreign")
+    assert (tmp_path / "foreign" / "notes.txt").read_text() == "mine"
+
+
+def test_failed_finalize_leaves_nothing_that_looks_complete(tmp_path):
+    out = tmp_path / "ds"
+    summary = write(out, finalize=lambda folder: [f"{folder}/rows.jsonl:1: bad"])
+    assert not summary.ok and summary.problems[0].endswith(":1: bad")
+    assert not out.exists()
+    assert summary.out_dir == tmp_path / ".ds.partial" and (summary.out_dir / "rows.jsonl").exists()
+    summary = write(out)                                   # the rerun picks the partial shards up
+    assert summary.ok and summary.reused_shards == 3 and out.exists()

@@ -1,0 +1,178 @@
+"""The thin boundary to the Hub: what the remote already has, what to send, and sending it resumably.
+
+Everything that talks to the Hub goes through an `HfApi`-like object passed in (tests pass a recording fake),
+using only `create_repo`, `create_branch`, `list_repo_tree`, `create_commit` and `whoami`. A plan compares each
+staged file with the remote's copy (LFS sha256, or git blob id for small files), so a rerun sends only what
+the remote lacks (resume after an interruption) and nothing when nothing changed. Data goes first, in commits
+of bounded size; the card (whose YAML `configs` point at the data) goes last, so a half-finished upload never
+advertises files that are not there yet.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import httpx2
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+
+REPO_TYPE = "dataset"
+CARD = "README.md"
+MAX_FILES_PER_COMMIT = 50
+MAX_BYTES_PER_COMMIT = 1 << 30
+RETRIES = 4
+EXIT_INVALID, EXIT_USAGE, EXIT_TOKEN, EXIT_PERMISSION, EXIT_NETWORK = 1, 2, 3, 4, 5
+
+
+class HubError(Exception):
+    """A Hub failure with the CLI exit code it maps to (3 token, 4 permission, 5 network, 1 refused)."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    path: str        # path in the repo, POSIX
+    size: int
+    sha256: str
+    git_oid: str     # git blob id, what the Hub reports for files not stored in LFS
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    path: str
+    size: int
+    sha256: str
+    state: str       # new | changed | unchanged | delete | unknown (remote not readable)
+
+
+def hash_file(root: Path, rel: str) -> LocalFile:
+    """sha256 and git blob id of one staged file, streamed (files can be hundreds of MB)."""
+    path = root / rel
+    size = path.stat().st_size
+    sha, git = hashlib.sha256(), hashlib.sha1(f"blob {size}\0".encode())
+    with open(path, "rb") as f:
+        while chunk := f.read(8 << 20):
+            sha.update(chunk)
+            git.update(chunk)
+    return LocalFile(rel, size, sha.hexdigest(), git.hexdigest())
+
+
+def local_files(stage: Path) -> list[LocalFile]:
+    """Every file of the stage, in path order (the order of the plan and of the commits)."""
+    rels = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    return [hash_file(stage, rel) for rel in rels]
+
+
+def classify(exc: BaseException) -> HubError | None:
+    """Map a Hub/network exception to a HubError, or None when it is not a Hub failure."""
+    if isinstance(exc, HubError):
+        return exc
+    if isinstance(exc, HfHubHTTPError):
+        status = exc.response.status_code if exc.response is not None else None
+        if status == 401:
+            return HubError("the Hub rejected the token (401): log in again or set HF_TOKEN", EXIT_TOKEN)
+        if status == 403 or isinstance(exc, RepositoryNotFoundError):
+            return HubError(f"no write permission on the repository ({status})", EXIT_PERMISSION)
+        if status is not None and (status >= 500 or status == 429):
+            return HubError(f"the Hub is unavailable ({status})", EXIT_NETWORK)
+        return HubError(f"the Hub refused the request ({status}): {exc}", EXIT_INVALID)
+    if isinstance(exc, (httpx2.TransportError, ConnectionError, TimeoutError)):
+        return HubError(f"network failure: {type(exc).__name__}", EXIT_NETWORK)
+    return None
+
+
+def call(fn: Callable, *args, retries: int = RETRIES, sleep: Callable[[float], None], **kwargs):
+    """Run one Hub call; retry network failures (and 5xx/429) with backoff, raise HubError for the rest."""
+    for attempt in range(retries):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - every failure is classified or re-raised
+            error = classify(exc)
+            if error is None:
+                raise
+            if error.exit_code != EXIT_NETWORK or attempt == retries - 1:
+                raise error from None
+            sleep(2.0 ** attempt)
+    raise AssertionError("unreachable")
+
+
+def remote_files(api, repo_id: str, revision: str | None, *, sleep) -> dict:
+    """path -> RepoFile of the remote revision; empty when the repo or the revision does not exist yet."""
+
+    def tree() -> dict:
+        try:
+            entries = api.list_repo_tree(repo_id, recursive=True, repo_type=REPO_TYPE, revision=revision)
+            return {f.path: f for f in entries if hasattr(f, "blob_id")}
+        except (RepositoryNotFoundError, RevisionNotFoundError):
+            return {}
+
+    return call(tree, sleep=sleep)
+
+
+def same(local: LocalFile, remote) -> bool:
+    """Whether the remote copy has the staged bytes: LFS files by sha256, regular git files by blob id."""
+    lfs = getattr(remote, "lfs", None)
+    if lfs is not None:
+        return lfs.sha256 == local.sha256
+    return remote.blob_id == local.git_oid
+
+
+def make_plan(local: Iterable[LocalFile], remote: dict | None, managed: Callable[[str], bool]) -> list[PlanEntry]:
+    """new/changed/unchanged per staged file (unknown when `remote` is None: it could not be read), plus
+    `delete` for remote files under the paths the stage manages that the stage no longer has."""
+    entries, staged = [], set()
+    for f in local:
+        staged.add(f.path)
+        if remote is None:
+            state = "unknown"
+        elif f.path not in remote:
+            state = "new"
+        else:
+            state = "unchanged" if same(f, remote[f.path]) else "changed"
+        entries.append(PlanEntry(f.path, f.size, f.sha256, state))
+    for path in sorted(remote or {}):
+        if path not in staged and managed(path):
+            entries.append(PlanEntry(path, remote[path].size, "", "delete"))
+    return entries
+
+
+def commit_batches(plan: list[PlanEntry]) -> list[list[PlanEntry]]:
+    """Data additions in bounded commits, then one last commit with the card and the deletions."""
+    sending = [e for e in plan if e.state in ("new", "changed") and e.path != CARD]
+    batches: list[list[PlanEntry]] = []
+    size = 0
+    for entry in sending:
+        if not batches or len(batches[-1]) >= MAX_FILES_PER_COMMIT or size + entry.size > MAX_BYTES_PER_COMMIT:
+            batches.append([])
+            size = 0
+        batches[-1].append(entry)
+        size += entry.size
+    last = [e for e in plan if (e.path == CARD and e.state != "unchanged") or e.state == "delete"]
+    return batches + ([last] if last else [])
+
+
+def push(api, stage: Path, plan: list[PlanEntry], *, repo_id: str, revision: str | None, create_pr: bool,
+         message: str, sleep: Callable[[float], None], log: Callable[[str], None]) -> list[str]:
+    """Send what the plan says in as many commits as needed; return the commit (or PR) URLs."""
+    batches = commit_batches(plan)
+    urls = []
+    for i, batch in enumerate(batches, 1):
+        operations = [
+            CommitOperationDelete(path_in_repo=e.path) if e.state == "delete"
+            else CommitOperationAdd(path_in_repo=e.path, path_or_fileobj=str(stage / e.path))
+            for e in batch
+        ]
+        title = message if len(batches) == 1 else f"{message} ({i}/{len(batches)})"
+        info = call(api.create_commit, repo_id, operations, commit_message=title, repo_type=REPO_TYPE,
+                    revision=revision, create_pr=create_pr, sleep=sleep)
+        url = info.pr_url if create_pr and info.pr_url else info.commit_url
+        urls.append(url)
+        log(f"committed {len(batch)} file(s): {url}")
+        if create_pr:  # later commits go onto the PR the first one opened
+            revision, create_pr = info.pr_revision, False
+    return urls

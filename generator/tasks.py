@@ -1,0 +1,111 @@
+"""Tasks (op, impl, gpu, dtype, shape) and the deterministic split into training and held-out sets.
+
+The held-out set is chosen by (op, gpu, shape) group: once a group holds a held-out task, no task of that group
+(any impl or dtype) can appear in training, so an evaluation never sees a problem the training rows solved, and
+kernelswarm can repeat training tasks across episodes without leaking a held-out one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+from .hardware import GPUS
+from .ops import OPS, shape_label
+from .seeding import rng_for_purpose
+
+
+@dataclass(frozen=True)
+class Task:
+    op: str
+    impl: str
+    gpu: str
+    dtype: str
+    shape: tuple[tuple[str, int], ...]
+
+    def shape_dict(self) -> dict[str, int]:
+        return dict(self.shape)
+
+    def key(self) -> tuple:
+        """(op, impl, gpu, dtype, shape): unique per task."""
+        return (self.op, self.impl, self.gpu, self.dtype, self.shape)
+
+    def group(self) -> tuple:
+        """(op, gpu, shape): the unit held out as a whole."""
+        return (self.op, self.gpu, self.shape)
+
+    @property
+    def arch(self) -> str:
+        return GPUS[self.gpu].arch
+
+    def label(self) -> str:
+        """`flash_decode_h100_B=8,H=32,D=128,T=4096,P=16`, as the seeds build ids."""
+        return f"{self.op}_{self.gpu}_{shape_label(self.shape_dict())}"
+
+
+def make_task(op: str, impl: str, gpu: str, dtype: str, shape: dict[str, int]) -> Task:
+    """A Task from plain values, checked against the catalog."""
+    o = OPS.get(op)
+    if o is None:
+        raise ValueError(f"unknown op {op!r}")
+    if impl not in o.impls or dtype not in o.dtypes or gpu not in GPUS:
+        raise ValueError(f"{op}: no task for impl={impl!r} gpu={gpu!r} dtype={dtype!r}")
+    if shape not in o.shapes:
+        raise ValueError(f"{op}: shape {shape} is not in the catalog")
+    return Task(op, impl, gpu, dtype, tuple(shape.items()))
+
+
+@lru_cache(maxsize=None)
+def _all_tasks(ops: tuple[str, ...] | None) -> tuple[Task, ...]:
+    names = OPS if ops is None else ops
+    out = []
+    for name in names:
+        op = OPS[name]
+        for shape in op.shapes:
+            for gpu in GPUS:
+                for impl in op.impls:
+                    for dtype in op.dtypes:
+                        out.append(Task(name, impl, gpu, dtype, tuple(shape.items())))
+    return tuple(out)
+
+
+def all_tasks(ops: Iterable[str] | None = None) -> tuple[Task, ...]:
+    """Every task of the catalog (or of `ops`), in catalog order: op, shape, gpu, impl, dtype."""
+    if ops is not None:
+        ops = tuple(ops)
+        unknown = [o for o in ops if o not in OPS]
+        if unknown:
+            raise ValueError(f"unknown ops: {', '.join(unknown)}")
+    return _all_tasks(ops)
+
+
+@dataclass(frozen=True)
+class Split:
+    train: tuple[Task, ...]      # n_train distinct tasks (or the whole training pool when n_train is None)
+    holdout: tuple[Task, ...]    # n_holdout tasks, one per (op, gpu, shape) group
+
+
+def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
+                dataset: str = "kernelinfer") -> Split:
+    """Pick `n_holdout` held-out tasks (one per group, from distinct groups) and `n_train` training tasks from
+    the groups left, deterministically from `seed`. Raises ValueError when the catalog is too small."""
+    tasks = all_tasks(ops)
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault(t.group(), []).append(t)
+    keys = list(groups)  # insertion order = catalog order: deterministic
+    if n_holdout > len(keys):
+        raise ValueError(f"asked for {n_holdout} held-out tasks but only {len(keys)} (op, gpu, shape) groups exist")
+    rng = rng_for_purpose(seed, dataset, "split")
+    order = rng.permutation(len(keys))
+    held_keys = [keys[i] for i in order[:n_holdout]]
+    holdout = tuple(groups[k][int(rng.integers(len(groups[k])))] for k in held_keys)
+    held = set(held_keys)
+    pool = [t for t in tasks if t.group() not in held]
+    if n_train is None:
+        return Split(tuple(pool), holdout)
+    if n_train > len(pool):
+        raise ValueError(f"asked for {n_train} training tasks but only {len(pool)} remain after holding out "
+                         f"{n_holdout} groups")
+    pick = sorted(rng.choice(len(pool), size=n_train, replace=False).tolist())
+    return Split(tuple(pool[i] for i in pick), holdout)

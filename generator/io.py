@@ -103,7 +103,7 @@ def _prepare(out: Path, work: Path, marker: bytes) -> None:
 
 def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], num_rows: int, shard_size: int = 100,
                   merged_name: str, num_proc: int = 1,
-                  extra_files: Mapping[str, bytes] | Callable[[list[Any]], Mapping[str, bytes]] = (),
+                  extra_files: Mapping[str, bytes] | Callable[[list[Any], int], Mapping[str, bytes]] = (),
                   finalize: Callable[[Path], list[str]] | None = None,
                   per_shard: Callable[[int, list[dict]], Any] | None = None,
                   options: Mapping[str, Any] | None = None, progress: bool | None = None) -> Summary:
@@ -113,8 +113,8 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
       `per_shard` must be picklable (module-level functions or functools.partial of them).
     - `per_shard(i, rows)` runs in the worker on each shard's rows (re-read from disk for a reused shard) and
       returns a small picklable result; results are collected in shard order.
-    - `extra_files` maps relative paths to bytes, or is a callable taking the per-shard results and returning
-      that mapping (stats, QA reports, card, holdout); all are written atomically.
+    - `extra_files` maps relative paths to bytes, or is a callable taking (per-shard results, bytes of the
+      merged view) and returning that mapping (stats, QA reports, card, holdout); all are written atomically.
     - `finalize(work_dir)` checks the assembled folder and returns problems; any problem keeps the folder at
       its partial name and is reported in `Summary.problems`.
     - `options` (JSON-able) is recorded in the marker; a rerun reuses shards only under equal options.
@@ -160,7 +160,7 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
                 shutil.copyfileobj(src, dst, 16 << 20)
     os.replace(merged_tmp, work / merged_name)
 
-    files = extra_files(results) if callable(extra_files) else dict(extra_files)
+    files = extra_files(results, total_bytes) if callable(extra_files) else dict(extra_files)
     for rel, data in files.items():
         write_atomic(work / rel, data)
 

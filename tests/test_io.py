@@ -22,8 +22,8 @@ def count_rows(shard: int, rows: list[dict]) -> int:
 def write(out, *, seed=0, num_proc=1, finalize=None, options=None):
     return write_dataset(out, rows_for_shard=functools.partial(rows_for, seed), num_rows=25, shard_size=10,
                          merged_name="rows.jsonl", num_proc=num_proc, per_shard=count_rows,
-                         extra_files=lambda counts: {"counts.json": orjson.dumps(counts),
-                                                     "sub/dir/x.json": b"{}"},
+                         extra_files=lambda counts, size: {"counts.json": orjson.dumps(counts),
+                                                     "sub/dir/x.json": orjson.dumps(size)},
                          finalize=finalize, options=options or {"seed": seed}, progress=False)
 
 
@@ -41,7 +41,7 @@ def test_layout_merged_and_summary(tmp_path):
     assert files["rows.jsonl"] == b"".join(shards)
     assert summary.bytes == len(files["rows.jsonl"])
     assert orjson.loads(files["counts.json"]) == [10, 10, 5]
-    assert "sub/dir/x.json" in files and MARKER in files
+    assert orjson.loads(files["sub/dir/x.json"]) == summary.bytes and MARKER in files
     assert not any(".tmp-" in name for name in files)
     assert not (tmp_path / ".ds.partial").exists()
     first = orjson.loads(shards[0].splitlines()[1])

@@ -64,9 +64,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
+def write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
                  per_shard: Callable[[int, list[dict]], Any] | None) -> tuple[int, Any, bool]:
-    """Generate (or reuse) one shard; return (bytes, per_shard result, reused)."""
+    """Generate (or reuse) shard `index` under `work`; return (bytes, per_shard result, reused)."""
     path = work / shard_name(index)
     if path.exists():
         data = path.read_bytes()
@@ -144,10 +144,10 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
 
     if num_proc <= 1 or n_shards == 1:
         for i in range(n_shards):
-            collect(i, _write_shard(work, i, rows_for_shard, per_shard))
+            collect(i, write_shard(work, i, rows_for_shard, per_shard))
     else:
         with ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_write_shard, work, i, rows_for_shard, per_shard) for i in range(n_shards)]
+            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard) for i in range(n_shards)]
             for i, fut in enumerate(futures):
                 collect(i, fut.result())
     if bar:

@@ -38,6 +38,7 @@ MESSAGE = {
     "subtask": Value("string"),
     "params": Json(),
     "status": Value("string"),
+    "time_ms": Value("float64"),
 }
 
 FEATURES = Features(

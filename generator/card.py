@@ -188,7 +188,7 @@ FORMAT_NOTES = {
     "kernelswarm": (
         "One row is one multi-agent episode. `messages` is the episode's log; each message has the common "
         "fields `role`, `agent`, `kind`, `content`, `t` (seconds since start) and `reward`, plus kind-specific "
-        "fields (`to`, `subtask`, `params`, `status`) that are null where a kind does not use them. Rewards are "
+        "fields (`to`, `subtask`, `params`, `status`, `time_ms`) that are null where a kind does not use them. Rewards are "
         "attached to environment `result` messages and to the final `verdict`."
     ),
 }
@@ -208,11 +208,16 @@ def _format(dataset: str, module) -> str:
     )
 
 
+COMPACT_AFTER = 6   # a dict with more scalar entries (e.g. per-op counts) fits in one cell
+
+
 def _flatten(stats: dict, prefix: str = "") -> list[tuple[str, object]]:
     out = []
     for key, value in stats.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and len(value) > COMPACT_AFTER and not any(isinstance(v, dict) for v in value.values()):
+            out.append((name, " · ".join(f"{k} {_cell(v)}" for k, v in value.items())))
+        elif isinstance(value, dict):
             out += _flatten(value, f"{name}.")
         else:
             out.append((name, value))
@@ -255,6 +260,15 @@ def _loading(dataset: str, module, data_format: str) -> str:
     main, cls = module.MAIN_CONFIG, builder_class(dataset).__name__
     count = builder_class(dataset).COUNT_FIELD
     files = "Parquet shards under `data/`" if data_format == "parquet" else "`batches/*.jsonl`"
+    calls = [
+        (f'ds = load_dataset("ORG/{dataset}", "{main}", split="train")', "from the Hub"),
+        (f'ds = load_dataset("path/to/{dataset}", "{main}", split="train")', "a generated or downloaded folder"),
+        (f'it = load_dataset("ORG/{dataset}", "{main}", split="train", streaming=True)', "streaming, shard by shard"),
+        (f'holdout = load_dataset("ORG/{dataset}", "{HOLDOUT_CONFIG}", split="test")', "held-out tasks, no solutions"),
+        ('ds[0]["shape"]', "a dict with the op's own keys"),
+    ]
+    width = max(len(code) for code, _ in calls) + 2
+    snippet = "\n".join(f"{code.ljust(width)}# {comment}" for code, comment in calls)
     return f"""## Loading
 
 The configs come from this card's YAML (`{main}` reads {files}, `{HOLDOUT_CONFIG}` the held-out tasks), so no
@@ -263,11 +277,7 @@ loading script is needed (datasets >= 4):
 ```python
 from datasets import load_dataset
 
-ds = load_dataset("ORG/{dataset}", "{main}", split="train")                 # from the Hub
-ds = load_dataset("path/to/{dataset}", "{main}", split="train")             # a generated or downloaded folder
-it = load_dataset("ORG/{dataset}", "{main}", split="train", streaming=True) # streaming, shard by shard
-holdout = load_dataset("ORG/{dataset}", "{HOLDOUT_CONFIG}", split="test")   # held-out tasks, no solutions
-ds[0]["shape"]                                                              # a dict with the op's own keys
+{snippet}
 ```
 
 The builder in the kernelstrain repository (`{dataset}.py`, importable, never part of the data folder) reads a
@@ -278,7 +288,8 @@ from {dataset} import {cls}
 
 b = {cls}(config_name="{main}", data_dir="path/to/{dataset}")
 b.download_and_prepare(); ds = b.as_dataset(split="train")
-b = {cls}(config_name="{main}", seed=0, {count}=100)   # generated on the fly: the same rows the CLI writes
+# generated on the fly: the rows `python -m generator {dataset} --seed 0 --{count[4:]} 100 --holdout 10` writes
+b = {cls}(config_name="{main}", seed=0, {count}=100, num_holdout=10)
 ```
 
 Chat-format SFT samples:

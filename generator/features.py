@@ -8,7 +8,7 @@ snapshot, or `hf://` paths) or calls the generator on the fly for a `seed`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Iterator
+from typing import Callable, ClassVar, Iterable, Iterator
 
 import datasets
 import orjson
@@ -49,10 +49,22 @@ HOLDOUT_FEATURES = Features(
 
 @dataclass
 class KernelstrainConfig(datasets.BuilderConfig):
-    """`seed` set: rows come from the generator (count in `num_holdout` or the subclass's `num_*`), not files."""
+    """`seed` set: rows come from the generator, not files: the rows `python -m generator <dataset> --seed S
+    --sessions|--episodes N --holdout H` writes (counts in the subclass's `num_*` and `num_holdout`; the CLI's
+    defaults when unset, since the train/holdout task split depends on both)."""
 
     seed: int | None = None
     num_holdout: int | None = None
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The generator's own entry points for one dataset, as its CLI uses them (so rows are the CLI's rows)."""
+
+    default_rows: int
+    default_holdout: int
+    rows_for_shard: Callable[[int, int, int, int], Iterable[dict]]   # (seed, rows, holdout, shard)
+    holdout_rows: Callable[[int, int, int], Iterable[dict]]          # (seed, rows, holdout)
 
 
 class RowFileError(ValueError):
@@ -75,9 +87,10 @@ def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
 class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     """Reads `batches/*.jsonl` (or `tasks_holdout.jsonl`) of a generated folder, or generates rows for a seed.
 
-    Subclasses set FEATURES, MAIN_CONFIG, COUNT_FIELD and `generate(seed, start, stop)` /
-    `generate_holdout(seed, count)`; one file (or one generated block of SHARD_SIZE rows) is one shard, so
-    `as_streaming_dataset()` has as many shards as the folder has batches.
+    Subclasses set FEATURES, COUNT_FIELD and `generation()` (the CLI's entry points, which the on-the-fly
+    configs call, so they generate nothing of their own). One file, or
+    one generated shard of SHARD_SIZE rows, is one shard: `as_streaming_dataset()` has as many shards as the
+    folder has batches.
     """
 
     FEATURES: ClassVar[Features]
@@ -111,57 +124,51 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager) -> list[datasets.SplitGenerator]:
         split = self.split_for(self.config.name)
         if self.config.seed is not None:
-            field = "num_holdout" if self.config.name == HOLDOUT_CONFIG else self.COUNT_FIELD
-            count = getattr(self.config, field)
-            if count is None or count < 0:
-                raise ValueError(f"config {self.config.name!r}: seed={self.config.seed} needs {field} >= 0")
-            return [datasets.SplitGenerator(name=split, gen_kwargs={"blocks": self._blocks(count), "files": None})]
+            rows, holdout = self._counts()
+            shards = [0] if self.config.name == HOLDOUT_CONFIG else list(range(-(-rows // SHARD_SIZE)))
+            return [datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards, "files": None})]
         data_files = self.config.data_files
         if data_files is None:
             if not self.config.data_dir:
                 raise ValueError(
                     f"config {self.config.name!r} needs data_dir= (a generated folder or Hub snapshot), "
-                    f"data_files=, or seed= with {self.COUNT_FIELD}="
+                    f"data_files=, or seed= (with {self.COUNT_FIELD}= and num_holdout=)"
                 )
             pattern = self.pattern_for(self.config.name)
             data_files = DataFilesDict.from_patterns({split: [pattern]}, base_path=self.config.data_dir)
         files = dl_manager.download({name: list(paths) for name, paths in data_files.items()})
         return [
-            datasets.SplitGenerator(name=name, gen_kwargs={"blocks": None, "files": sorted(paths)})
+            datasets.SplitGenerator(name=name, gen_kwargs={"shards": None, "files": sorted(paths)})
             for name, paths in files.items()
         ]
 
-    def _blocks(self, count: int) -> list[tuple[int, int]]:
-        if self.config.name == HOLDOUT_CONFIG:
-            return [(0, count)]
-        return [(start, min(start + SHARD_SIZE, count)) for start in range(0, count, SHARD_SIZE)]
+    def _counts(self) -> tuple[int, int]:
+        gen = self.generation()
+        rows = getattr(self.config, self.COUNT_FIELD)
+        holdout = self.config.num_holdout
+        rows = gen.default_rows if rows is None else rows
+        holdout = gen.default_holdout if holdout is None else holdout
+        if rows < 1 or holdout < 0:
+            raise ValueError(f"config {self.config.name!r}: need {self.COUNT_FIELD} >= 1 and num_holdout >= 0, "
+                             f"got {rows} and {holdout}")
+        return rows, holdout
 
-    def _generate_examples(self, blocks, files) -> Iterator[tuple[Key, dict]]:
-        if blocks is not None:
-            for shard, (start, stop) in enumerate(blocks):
-                rows = self._generated(start, stop)
-                for i, row in enumerate(rows):
+    def _generate_examples(self, shards, files) -> Iterator[tuple[Key, dict]]:
+        if shards is not None:
+            gen, (rows, holdout) = self.generation(), self._counts()
+            for shard in shards:
+                if self.config.name == HOLDOUT_CONFIG:
+                    generated = gen.holdout_rows(self.config.seed, rows, holdout)
+                else:
+                    generated = gen.rows_for_shard(self.config.seed, rows, holdout, shard)
+                for i, row in enumerate(generated):
                     yield Key(shard, i), row
             return
         for shard, path in enumerate(files):
             for lineno, row in read_jsonl(path):
                 yield Key(shard, lineno), row
 
-    def _generated(self, start: int, stop: int) -> Iterable[dict]:
-        if self.config.name == HOLDOUT_CONFIG:
-            return self.generate_holdout(self.config.seed, stop)
-        return self.generate(self.config.seed, start, stop)
-
     @staticmethod
-    def generate(seed: int, start: int, stop: int) -> Iterable[dict]:
+    def generation() -> Generation:
+        """The dataset's generator entry points (imported lazily: importing a builder stays light)."""
         raise NotImplementedError
-
-    @staticmethod
-    def generate_holdout(seed: int, count: int) -> Iterable[dict]:
-        raise NotImplementedError
-
-
-def config_names(builder: type[KernelstrainBuilder]) -> list[str]:
-    """Config names in card order: the default (main) config first."""
-    return [c.name for c in builder.BUILDER_CONFIGS]
-

@@ -1,0 +1,196 @@
+"""The builders are the single source of truth: loading a folder, streaming it, and regenerating it agree."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import orjson
+import pytest
+from datasets import Json, List, Value
+
+import kernelinfer
+import kernelswarm
+from generator import schemas
+from generator.card import builder_class, render_card
+
+ROOT = Path(__file__).resolve().parent.parent
+DATASETS = {"kernelinfer": ("sessions", "session"), "kernelswarm": ("episodes", "episode")}
+GEN_ROWS, GEN_HOLDOUT, SEED = 30, 10, 3
+
+
+def generate(dataset: str, out: Path, *, seed: int = SEED) -> Path:
+    """A real generated folder, via the CLI exactly as a user runs it."""
+    unit = {"kernelinfer": "--sessions", "kernelswarm": "--episodes"}[dataset]
+    subprocess.run([sys.executable, "-m", "generator", dataset, "--out", str(out), "--seed", str(seed),
+                    unit, str(GEN_ROWS), "--holdout", str(GEN_HOLDOUT)], check=True, cwd=ROOT,
+                   capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="module", params=sorted(DATASETS))
+def folder(request, tmp_path_factory) -> tuple[str, Path]:
+    dataset = request.param
+    return dataset, generate(dataset, tmp_path_factory.mktemp(dataset) / dataset)
+
+
+def rows_of(ds) -> list[dict]:
+    return [dict(r) for r in ds]
+
+
+def file_rows(path: Path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+# --- Features and JSON Schemas describe the same rows ------------------------------------------------------------
+
+def _resolve(node: dict, doc: dict) -> tuple[dict, dict]:
+    while "$ref" in node:
+        target, _, pointer = node["$ref"].partition("#")
+        if target:
+            doc = schemas.load(target.removesuffix(".schema.json"))
+        node = doc
+        for part in pointer.strip("/").split("/"):
+            node = node[part]
+    return node, doc
+
+
+def schema_type(node: dict, doc: dict):
+    """A schema node as the feature type it must be: a dtype name, 'json', ('list', x) or {field: x}."""
+    node, doc = _resolve(node, doc)
+    if "enum" in node:
+        return "string"
+    types = node.get("type")
+    types = [t for t in (types if isinstance(types, list) else [types]) if t != "null"]
+    assert len(types) == 1, f"one JSON type per field, got {node}"
+    kind = types[0]
+    if kind == "object":
+        if "properties" not in node:
+            return "json"
+        return {k: schema_type(v, doc) for k, v in node["properties"].items()}
+    if kind == "array":
+        return ("list", schema_type(node["items"], doc))
+    return {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}[kind]
+
+
+def feature_type(feature):
+    if isinstance(feature, Json):
+        return "json"
+    if isinstance(feature, Value):
+        return feature.dtype
+    if isinstance(feature, List):
+        return ("list", feature_type(feature.feature))
+    return {k: feature_type(v) for k, v in feature.items()}
+
+
+@pytest.mark.parametrize("module,config,schema", [
+    (kernelinfer, "sessions", "session"), (kernelinfer, "holdout", "task"),
+    (kernelswarm, "episodes", "episode"), (kernelswarm, "holdout", "task"),
+])
+def test_features_match_json_schema(module, config, schema):
+    doc = schemas.load(schema)
+    features = builder_class(module.DATASET).features_for(config)
+    assert feature_type(features) == schema_type(doc, doc)
+
+
+# --- typing holds across shards ----------------------------------------------------------------------------------
+
+def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
+    """Shard 0's float fields hold only ints / nulls and its shapes have other keys than shard 1's: still casts."""
+    (tmp_path / "batches").mkdir()
+    first = {"session_id": "a", "shape": {"M": 64, "N": 64, "K": 64}, "baseline_ms": 2, "best": {"step": 1, "time_ms": 1, "speedup": 2},
+             "trace": [{"step": 1, "tag": "naive", "kind": "new_variant", "params": {}, "status": "compile_error",
+                        "time_ms": None, "kept": False}]}
+    second = {"session_id": "b", "shape": {"B": 1, "T": 2}, "baseline_ms": 2.5, "best": {"step": 2, "time_ms": 0.5, "speedup": 5.0},
+              "trace": [{"step": 1, "tag": "naive", "kind": "new_variant", "params": {"BLOCK_M": 64, "VEC": 4},
+                         "status": "ok", "time_ms": 0.5, "kept": True}]}
+    for i, row in enumerate([first, second]):
+        (tmp_path / "batches" / f"batch_{i:03d}.jsonl").write_bytes(orjson.dumps(row) + b"\n")
+    (tmp_path / "tasks_holdout.jsonl").write_bytes(b"")
+    (tmp_path / "README.md").write_text(render_card("kernelinfer", {}), encoding="utf-8")
+    for streaming in (False, True):
+        got = list(datasets.load_dataset(str(tmp_path), "sessions", split="train", streaming=streaming))
+        assert [r["shape"] for r in got] == [first["shape"], second["shape"]]
+        assert [r["trace"][0]["params"] for r in got] == [{}, {"BLOCK_M": 64, "VEC": 4}]
+        assert [r["baseline_ms"] for r in got] == [2.0, 2.5] and isinstance(got[0]["best"]["time_ms"], float)
+        assert got[0]["trace"][0]["time_ms"] is None and got[0]["op"] is None
+
+
+# --- generated folders -----------------------------------------------------------------------------------------
+
+def test_every_config_loads_with_builder_features(folder, tmp_path):
+    dataset, path = folder
+    builder = builder_class(dataset)
+    for config in builder.BUILDER_CONFIGS:
+        expected = builder(config_name=config.name).info.features
+        b = builder(config_name=config.name, data_dir=str(path), cache_dir=str(tmp_path / "cache"))
+        b.download_and_prepare()
+        built = b.as_dataset(split=builder.split_for(config.name))
+        loaded = datasets.load_dataset(str(path), config.name, split=builder.split_for(config.name),
+                                       cache_dir=str(tmp_path / "hf"))
+        streamed = datasets.load_dataset(str(path), config.name, split=builder.split_for(config.name), streaming=True)
+        assert built.features == loaded.features == streamed.features == expected
+        assert rows_of(loaded) == rows_of(built) == rows_of(streamed)
+        for row in rows_of(loaded):
+            assert isinstance(row["shape"], dict) and row["shape"]
+        raw = [r for f in sorted(path.glob(builder.pattern_for(config.name))) for r in file_rows(f)]
+        assert [r["shape"] for r in rows_of(loaded)] == [r["shape"] for r in raw]
+
+
+def test_streaming_shards_follow_batches(folder):
+    dataset, path = folder
+    builder = builder_class(dataset)
+    main = builder.DEFAULT_CONFIG_NAME
+    it = builder(config_name=main, data_dir=str(path)).as_streaming_dataset(split="train")
+    assert it.num_shards == len(list((path / "batches").glob("*.jsonl"))) >= 1
+
+
+def test_builder_on_the_fly_equals_files(folder, tmp_path):
+    """Regenerating for the seed gives the same rows, byte for byte once serialized, as the CLI wrote."""
+    dataset, path = folder
+    builder = builder_class(dataset)
+    counts = {builder.COUNT_FIELD: GEN_ROWS, "num_holdout": GEN_HOLDOUT}
+    for config in (builder.DEFAULT_CONFIG_NAME, "holdout"):
+        pattern = builder.pattern_for(config)
+        b = builder(config_name=config, seed=SEED, **counts, cache_dir=str(tmp_path / "c"))
+        split = builder.split_for(config)
+        generated = list(b._generate_examples(**b._split_generators(None)[0].gen_kwargs))
+        on_disk = b"".join(f.read_bytes() for f in sorted(path.glob(pattern)))
+        assert b"".join(orjson.dumps(row) + b"\n" for _, row in generated) == on_disk
+        b.download_and_prepare()
+        from_files = builder(config_name=config, data_dir=str(path), cache_dir=str(tmp_path / "f"))
+        from_files.download_and_prepare()
+        assert rows_of(b.as_dataset(split=split)) == rows_of(from_files.as_dataset(split=split))
+
+
+def test_no_builder_script_in_generated_folder(folder):
+    dataset, path = folder
+    assert not (path / f"{dataset}.py").exists()
+    assert not list(path.rglob("*.py"))
+
+
+def test_datasets_refuses_a_folder_holding_its_script(tmp_path):
+    """Why the builders never travel with the data: datasets >= 4 rejects `<folder>/<folder>.py`."""
+    path = tmp_path / "kernelswarm"
+    (path / "batches").mkdir(parents=True)
+    (path / "batches" / "batch_000.jsonl").write_bytes(b'{"a": 1}\n')
+    shutil.copyfile(ROOT / "kernelswarm.py", path / "kernelswarm.py")
+    with pytest.raises(RuntimeError, match="Dataset scripts are no longer supported"):
+        datasets.load_dataset(str(path))
+
+
+def test_bad_line_names_file_and_line(tmp_path):
+    (tmp_path / "batches").mkdir()
+    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(b'{"session_id": "x"}\n\n')
+    b = kernelinfer.KernelInfer(config_name="sessions", data_dir=str(tmp_path), cache_dir=str(tmp_path / "c"))
+    with pytest.raises(datasets.exceptions.DatasetGenerationError) as excinfo:
+        b.download_and_prepare()
+    assert isinstance(excinfo.value.__cause__, ValueError)
+    assert f"{tmp_path}/batches/batch_000.jsonl:2: not a JSON object" in str(excinfo.value.__cause__)
+
+
+def test_seed_config_rejects_bad_counts():
+    with pytest.raises(ValueError, match="num_episodes >= 1"):
+        kernelswarm.KernelSwarm(config_name="episodes", seed=1, num_episodes=0)._split_generators(None)

@@ -1,0 +1,62 @@
+"""The card's YAML comes from the builders and round-trips through the libraries that read it."""
+from __future__ import annotations
+
+import datasets
+import pytest
+import yaml
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard
+
+from generator.card import builder_class, card_metadata, render_card, size_category
+
+STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "holdout_tasks": 195,
+         "best_speedup": {"mean": 13.4, "geomean": 9.1}, "step_statuses": {"ok": 151_800, "compile_error": 22_400}}
+
+
+@pytest.mark.parametrize("dataset", ["kernelinfer", "kernelswarm"])
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_yaml_round_trips_to_builder_configs_and_features(dataset, fmt):
+    card = DatasetCard(render_card(dataset, STATS, data_format=fmt))
+    builder = builder_class(dataset)
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    infos = datasets.info.DatasetInfosDict.from_dataset_card_data(card.data)
+    names = [c.name for c in builder.BUILDER_CONFIGS]
+    assert list(configs) == names and sorted(infos) == sorted(names)
+    assert configs[builder.DEFAULT_CONFIG_NAME]["default"] is True
+    for name in names:
+        assert infos[name].features == builder.features_for(name)
+        (entry,) = configs[name]["data_files"]
+        split, paths = entry["split"], entry["path"]
+        assert split == builder.split_for(name)
+        if fmt == "jsonl":
+            assert paths == builder.pattern_for(name)
+        else:
+            assert paths.startswith(f"data/{name}/") and paths.endswith(".parquet")
+    main = configs[builder.DEFAULT_CONFIG_NAME]["data_files"][0]["path"]
+    assert "sessions.jsonl" not in main and "episodes.jsonl" not in main   # never the merged view too
+
+
+def test_metadata_fields():
+    meta = card_metadata("kernelinfer", num_rows=1899)
+    assert meta["license"] == "mit" and meta["task_categories"] == ["text-generation"]
+    assert meta["size_categories"] == ["1K<n<10K"] and "kernel-optimization" in meta["tags"]
+    assert "size_categories" not in card_metadata("kernelswarm")
+    assert [size_category(n) for n in (0, 999, 1000, 24_000, 2_000_000)] == [
+        "n<1K", "n<1K", "1K<n<10K", "10K<n<100K", "1M<n<10M"]
+
+
+def test_card_prose_reports_stats_and_loading():
+    text = render_card("kernelinfer", STATS)
+    front, body = text.split("---\n", 2)[1:]
+    assert yaml.safe_load(front)["size_categories"] == ["1K<n<10K"]
+    for needle in ("| sessions | 1,899 |", "| best_speedup.geomean | 9.1 |", "| step_statuses.ok | 151,800 |",
+                   'load_dataset("ORG/kernelinfer", "holdout", split="test")', "streaming=True",
+                   "KernelInfer(config_name=\"sessions\", seed=0, num_sessions=100, num_holdout=10)", "apply_chat_template",
+                   "## Provenance", "## Hardware targets", "`sm_90a`", "## Scope"):
+        assert needle in body, needle
+    assert "`params` | json" not in body  # nested fields are shown inside their struct
+    assert "| `shape` | json (dict) |" in body
+    many = {f"op{i}": i for i in range(10)}
+    assert "| ops | op0 0 · op1 1 · " in render_card("kernelinfer", {"ops": many})
+    swarm = render_card("kernelswarm", {"episodes": 30})
+    assert "agent_view" in swarm and "| episodes | 30 |" in swarm

@@ -1,0 +1,256 @@
+"""upload.py: validate, stage, push. The Hub is faked only at the `HfApi` boundary (a recording object)."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+import httpx2
+import pyarrow.parquet as pq
+import pytest
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+from test_builders import generate
+
+import upload
+from generator import hub
+from generator.card import builder_class
+from generator.parquet import MAX_GROUP_BYTES, MAX_GROUP_ROWS
+
+TOKEN = "hf_kernelstrainTESTtoken0123456789"
+LFS_THRESHOLD = 4096   # the fake stores bigger files as LFS (sha256), smaller ones as git blobs (blob id)
+
+
+def http_error(status: int, cls=HfHubHTTPError):
+    response = httpx2.Response(status, request=httpx2.Request("POST", "https://huggingface.co/api/x"))
+    return cls(f"{status} Client Error", response=response)
+
+
+@dataclass
+class Lfs:
+    sha256: str
+
+
+@dataclass
+class RemoteFile:
+    path: str
+    size: int
+    blob_id: str
+    lfs: Lfs | None
+
+
+@dataclass
+class CommitInfo:
+    commit_url: str
+    pr_url: str | None = None
+    pr_revision: str | None = None
+
+
+class FakeHub:
+    """The remote: files by path, commits, every call; `fail` maps a method to an exception to raise, optionally
+    only from its n-th call on (`fail_from`)."""
+
+    def __init__(self):
+        self.repo_exists = False
+        self.files: dict[str, RemoteFile] = {}
+        self.commits: list[dict] = []
+        self.calls: list[str] = []
+        self.fail: dict[str, BaseException] = {}
+        self.fail_from: dict[str, int] = {}
+
+    def api(self, *, token):
+        assert token == TOKEN or token is None
+        return FakeApi(self)
+
+    def check(self, method: str):
+        self.calls.append(method)
+        if method in self.fail and self.calls.count(method) >= self.fail_from.get(method, 1):
+            raise self.fail[method]
+
+    def sent(self) -> list[str]:
+        return [path for c in self.commits for path in c["added"]]
+
+
+class FakeApi:
+    def __init__(self, remote: FakeHub):
+        self.remote = remote
+
+    def whoami(self):
+        self.remote.check("whoami")
+        return {"name": "tester"}
+
+    def create_repo(self, repo_id, *, repo_type, private, exist_ok):
+        self.remote.check("create_repo")
+        assert repo_type == "dataset" and exist_ok
+        self.remote.repo_exists = True
+
+    def create_branch(self, repo_id, *, branch, repo_type, exist_ok):
+        self.remote.check("create_branch")
+
+    def list_repo_tree(self, repo_id, *, recursive, repo_type, revision):
+        self.remote.check("list_repo_tree")
+        if not self.remote.repo_exists:
+            raise http_error(404, RepositoryNotFoundError)
+        yield from list(self.remote.files.values())
+
+    def create_commit(self, repo_id, operations, *, commit_message, repo_type, revision, create_pr):
+        self.remote.check("create_commit")
+        added, deleted = [], []
+        for op in operations:
+            if hasattr(op, "path_or_fileobj"):
+                data = Path(op.path_or_fileobj).read_bytes()
+                lfs = Lfs(hashlib.sha256(data).hexdigest()) if len(data) > LFS_THRESHOLD else None
+                oid = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+                self.remote.files[op.path_in_repo] = RemoteFile(op.path_in_repo, len(data), oid, lfs)
+                added.append(op.path_in_repo)
+            else:
+                del self.remote.files[op.path_in_repo]
+                deleted.append(op.path_in_repo)
+        n = len(self.remote.commits)
+        self.remote.commits.append({"message": commit_message, "added": added, "deleted": deleted})
+        return CommitInfo(f"https://huggingface.co/datasets/{repo_id}/commit/{n:040x}")
+
+
+@pytest.fixture(scope="module", params=["kernelinfer", "kernelswarm"])
+def folder(request, tmp_path_factory) -> Path:
+    return generate(request.param, tmp_path_factory.mktemp(request.param) / request.param)
+
+
+def run(folder: Path, remote: FakeHub, *extra: str, token: str | None = TOKEN, sleeps: list | None = None) -> int:
+    return upload.main([str(folder), "--repo-id", "org/name", *extra], api_factory=remote.api, token=token,
+                       sleep=(sleeps if sleeps is not None else []).append)
+
+
+def staged_files(stage: Path) -> set[str]:
+    return {p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file()}
+
+
+# --- staging -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_staged_folder_loads_every_config(folder, tmp_path, fmt):
+    stage = tmp_path / folder.name   # named like the repo: datasets would refuse a `<name>.py` in it
+    assert run(folder, FakeHub(), "--dry-run", "--format", fmt, "--stage-dir", str(stage)) == 0
+    assert not list(stage.rglob("*.py"))
+    assert (stage / "schema" / "task.schema.json").is_file() and (stage / "stats.json").is_file()
+    builder = builder_class(folder.name)
+    for config in builder.BUILDER_CONFIGS:
+        split = builder.split_for(config.name)
+        features = builder(config_name=config.name).info.features
+        source = [r for f in sorted(folder.glob(builder.pattern_for(config.name)))
+                  for r in datasets.load_dataset("json", data_files=str(f), split="train", features=features)]
+        for streaming in (False, True):
+            ds = datasets.load_dataset(str(stage), config.name, split=split, streaming=streaming,
+                                       cache_dir=str(tmp_path / "hf"))
+            assert ds.features == features
+            rows = list(ds)
+            assert rows == source
+            assert all(isinstance(r["shape"], dict) and r["shape"] for r in rows)
+    if fmt == "parquet":
+        shards = sorted(stage.glob("data/*/*.parquet"))
+        assert shards
+        for shard in shards:
+            meta = pq.ParquetFile(shard).metadata
+            for g in range(meta.num_row_groups):
+                group = meta.row_group(g)
+                assert group.num_rows <= MAX_GROUP_ROWS and group.total_byte_size <= MAX_GROUP_BYTES
+
+
+def test_invalid_folder_is_refused_before_staging(folder, tmp_path, capsys):
+    bad = tmp_path / folder.name
+    shutil.copytree(folder, bad)
+    shard = bad / "batches" / "batch_000.jsonl"
+    lines = shard.read_bytes().splitlines(keepends=True)
+    shard.write_bytes(b"".join(lines[:1] + [b"\n"] + lines[1:]))
+    remote, stage = FakeHub(), tmp_path / "stage"
+    assert run(bad, remote, "--stage-dir", str(stage)) == hub.EXIT_INVALID
+    assert not stage.exists() and remote.calls == []
+    assert "batch_000.jsonl:2" in capsys.readouterr().err
+
+
+# --- pushing -----------------------------------------------------------------------------------------------------
+
+def test_push_then_rerun_sends_nothing(folder, tmp_path, capsys):
+    remote = FakeHub()
+    stage = tmp_path / "stage"
+    assert run(folder, remote, "--stage-dir", str(stage)) == 0
+    assert sorted(remote.sent()) == sorted(staged_files(stage))
+    assert remote.commits[-1]["added"] == ["README.md"]         # the card, with its configs, goes last
+    out = capsys.readouterr().out
+    assert all(f"commit/{n:040x}" in out for n in range(len(remote.commits)))
+    commits = len(remote.commits)
+    assert run(folder, remote) == 0
+    assert len(remote.commits) == commits
+    assert "the remote already has every file" in capsys.readouterr().out
+
+
+def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch):
+    monkeypatch.setattr(hub, "MAX_FILES_PER_COMMIT", 2)
+    remote = FakeHub()
+    remote.fail["create_commit"] = httpx2.ConnectError("connection reset")
+    remote.fail_from["create_commit"] = 3
+    sleeps: list[float] = []
+    assert run(folder, remote, sleeps=sleeps) == hub.EXIT_NETWORK
+    assert len(sleeps) == hub.RETRIES - 1 and len(remote.commits) == 2
+    first = remote.sent()
+    del remote.fail["create_commit"]
+    stage = tmp_path / "stage"
+    assert run(folder, remote, "--stage-dir", str(stage)) == 0
+    rest = remote.sent()[len(first):]
+    assert not set(first) & set(rest)                            # nothing sent twice
+    assert sorted(first + rest) == sorted(staged_files(stage))
+
+
+def test_dry_run_plan_and_stale_files(folder, capsys):
+    remote = FakeHub()
+    assert run(folder, remote) == 0
+    remote.files["batches/batch_099.jsonl"] = RemoteFile("batches/batch_099.jsonl", 5, "0" * 40, None)
+    remote.files["notes.txt"] = RemoteFile("notes.txt", 5, "1" * 40, None)
+    readme = remote.files["README.md"]
+    remote.files["README.md"] = RemoteFile("README.md", readme.size, "2" * 40, None)
+    before = len(remote.calls)
+    capsys.readouterr()
+    assert run(folder, remote, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert remote.calls[before:] == ["list_repo_tree"]          # reads the remote, changes nothing
+    assert "delete" in out and "batches/batch_099.jsonl" in out and "notes.txt" not in out
+    assert any(line.startswith("changed") and line.endswith("README.md") for line in out.splitlines())
+    assert sum(line.startswith("unchanged") for line in out.splitlines()) > 3
+    assert run(folder, remote) == 0
+    assert remote.commits[-1]["deleted"] == ["batches/batch_099.jsonl"] and "notes.txt" in remote.files
+
+
+@pytest.mark.parametrize("method,error,code", [
+    ("whoami", http_error(401), hub.EXIT_TOKEN),
+    ("create_repo", http_error(403), hub.EXIT_PERMISSION),
+    ("create_commit", http_error(403), hub.EXIT_PERMISSION),
+    ("whoami", httpx2.ConnectError("no route to host"), hub.EXIT_NETWORK),
+])
+def test_hub_errors_map_to_exit_codes(folder, method, error, code, capsys):
+    remote = FakeHub()
+    remote.fail[method] = error
+    assert run(folder, remote) == code
+    assert "upload.py:" in capsys.readouterr().err
+
+
+def test_missing_token_and_usage_errors(folder, tmp_path):
+    remote = FakeHub()
+    assert run(folder, remote, token="") == hub.EXIT_TOKEN and remote.calls == []
+    assert upload.main([str(folder), "--repo-id", "no-slash"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
+    assert upload.main([str(tmp_path / "none"), "--repo-id", "o/n"], api_factory=remote.api, token=TOKEN) == 2
+    assert upload.main(["--bogus"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
+
+
+def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
+    caplog.set_level(logging.DEBUG)
+    remote = FakeHub()
+    stage = tmp_path / "stage"
+    assert run(folder, remote, "--stage-dir", str(stage)) == 0
+    remote.fail["create_commit"] = http_error(401)
+    remote.files.clear()
+    assert run(folder, remote) == hub.EXIT_TOKEN
+    captured = capsys.readouterr()
+    assert TOKEN not in captured.out + captured.err + caplog.text
+    assert all(TOKEN.encode() not in p.read_bytes() for p in stage.rglob("*") if p.is_file())

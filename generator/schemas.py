@@ -1,0 +1,197 @@
+"""The row schemas of `schema/`, compiled once: a fast yes/no check, and precise messages only for failures.
+
+Why two validators: a compiled check (jsonschema-rs, ~14x faster than fastjsonschema on our rows, which is in
+turn far faster than pure Python) runs on every row; `jsonschema` then explains only the rows that fail, with
+every error and its JSON path (`messages/12/role`). Without jsonschema-rs installed, fastjsonschema takes the
+hot path.
+
+JSON Schema cannot tell `1` from `1.0`, but Arrow can: an int-only shard in a float column breaks casting, and
+a `1.0` in an int column does too. So a field the schema declares `number` must hold a float and an `integer`
+field an int; `number_problems` walks exactly those fields (derived from the schema, not listed twice).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import orjson
+import referencing
+
+try:
+    import jsonschema_rs
+except ImportError:  # optional accelerator
+    jsonschema_rs = None
+    import fastjsonschema
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+NAMES = ("session", "episode", "task", "stats")
+JSONL_SCHEMAS = ("session", "episode", "task")  # one row per line; `stats` is a single JSON document
+ID_FIELDS = {"session": "session_id", "episode": "episode_id", "task": "task_id"}
+
+
+def schema_path(name: str) -> Path:
+    return SCHEMA_DIR / f"{name}.schema.json"
+
+
+@functools.cache
+def load(name: str) -> dict:
+    """The schema document `name` (one of NAMES)."""
+    if name not in NAMES:
+        raise KeyError(f"unknown schema {name!r}; expected one of {', '.join(NAMES)}")
+    return orjson.loads(schema_path(name).read_bytes())
+
+
+@functools.cache
+def _by_id() -> dict[str, dict]:
+    return {load(name)["$id"]: load(name) for name in NAMES}
+
+
+def _fetch(uri: str) -> dict:
+    """Resolve a cross-file `$ref` from our own files: nothing is ever fetched from the network."""
+    try:
+        return _by_id()[uri]
+    except KeyError:
+        raise LookupError(f"$ref to {uri!r} is not one of the schema/ files") from None
+
+
+@functools.cache
+def registry() -> referencing.Registry:
+    resources = [(uri, referencing.Resource.from_contents(doc)) for uri, doc in _by_id().items()]
+    return referencing.Registry().with_resources(resources)
+
+
+def json_path(parts) -> str:
+    """`messages/12/role`; the row itself is `/`."""
+    return "/".join(str(p) for p in parts) or "/"
+
+
+@dataclass(frozen=True)
+class NumberField:
+    """A numeric field: `path` to it (`*` = every array item), the Python type it must hold, null allowed or not."""
+
+    path: tuple[str, ...]
+    type: type
+    nullable: bool
+
+
+class RowSchema:
+    """One compiled schema: `is_valid` for the hot path, `errors` for the rows that fail it."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.document = load(name)
+        self.is_valid = _compile_fast(self.document)
+        self._precise = jsonschema.Draft202012Validator(self.document, registry=registry())
+        self.number_fields = tuple(_number_fields(self.document, self.document, ()))
+        self.nullable_paths = frozenset(f.path for f in self.number_fields if f.nullable)
+        self._tree = _tree(self.number_fields)
+
+    def errors(self, row) -> list[tuple[str, str]]:
+        """Every violation as (JSON path, message), in document order.
+
+        Empty when the only complaint of the fast check was a float with an integral value in an integer field
+        (fastjsonschema is stricter there than the spec); `number_problems` reports that one.
+        """
+        found = sorted(self._precise.iter_errors(row), key=lambda e: [str(p) for p in e.absolute_path])
+        return [(json_path(e.absolute_path), _message(e)) for e in found]
+
+    def number_problems(self, row, seen: set[tuple[str, ...]]) -> list[tuple[str, str]]:
+        """Ints in float fields and floats in int fields, as (path, message).
+
+        Adds to `seen` the path of each nullable field that holds a number (a file where one never does makes
+        Arrow infer a null column, see validate's cross-file rules).
+        """
+        out: list[tuple[str, str]] = []
+        _walk_numbers(row, self._tree, (), out, seen)
+        return out
+
+
+@functools.cache
+def compiled(name: str) -> RowSchema:
+    return RowSchema(name)
+
+
+def _compile_fast(document: dict):
+    """A `row -> bool` check compiled from the schema, resolving cross-file `$ref`s from schema/ only."""
+    if jsonschema_rs is not None:
+        resources = [(uri, doc) for uri, doc in _by_id().items()]
+        return jsonschema_rs.validator_for(document, registry=jsonschema_rs.Registry(resources)).is_valid
+    check = fastjsonschema.compile(document, handlers={"https": _fetch}, use_default=False, use_formats=False)
+
+    def is_valid(row) -> bool:
+        try:
+            check(row)
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        return True
+
+    return is_valid
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    if error.context:  # a failed if/then/allOf: say what inside it failed
+        return "; ".join(f"{json_path(e.relative_path) if e.relative_path else ''} {_message(e)}".strip()
+                         for e in error.context)
+    return f"{error.message} (rule {error.validator})"
+
+
+def _resolve(root: dict, node: dict) -> tuple[dict, dict]:
+    """Follow `$ref` (local or into another schema/ file); returns (document, subschema)."""
+    while "$ref" in node:
+        target, _, pointer = node["$ref"].partition("#")
+        if target:
+            root = load(Path(target).name.removesuffix(".schema.json"))
+        node = root
+        for part in filter(None, pointer.split("/")):
+            node = node[part]
+    return root, node
+
+
+def _number_fields(root: dict, node: dict, path: tuple[str, ...]):
+    root, node = _resolve(root, node)
+    types = node.get("type")
+    types = {types} if isinstance(types, str) else set(types or ())
+    if path and types & {"number", "integer"} and not types - {"number", "integer", "null"}:
+        kind = int if "integer" in types else float
+        if not (kind is int and "number" in types):  # a number-or-integer field takes both
+            yield NumberField(path, kind, "null" in types)
+    for key, child in node.get("properties", {}).items():
+        yield from _number_fields(root, child, path + (key,))
+    if isinstance(node.get("items"), dict):
+        yield from _number_fields(root, node["items"], path + ("*",))
+
+
+def _tree(fields) -> dict:
+    """Nest the paths so one walk of a row visits each container once: {key: subtree | NumberField}."""
+    tree: dict = {}
+    for field in fields:
+        node = tree
+        for part in field.path[:-1]:
+            node = node.setdefault(part, {})
+        node[field.path[-1]] = field
+    return tree
+
+
+def _walk_numbers(value, tree: dict, shown: tuple, out: list, seen: set) -> None:
+    if not isinstance(value, dict):
+        return
+    for key, sub in tree.items():
+        child = value.get(key)
+        if child is None:
+            continue
+        if isinstance(sub, NumberField):
+            kind = type(child)
+            if kind is not sub.type and kind in (int, float):
+                want = "float" if sub.type is float else "int"
+                out.append((json_path(shown + (key,)), f"{child!r} is {kind.__name__}, the field is {want} everywhere"))
+            elif sub.nullable:
+                seen.add(sub.path)
+        elif "*" in sub:
+            if isinstance(child, list):
+                items = sub["*"]
+                for i, item in enumerate(child):
+                    _walk_numbers(item, items, shown + (key, i), out, seen)
+        else:
+            _walk_numbers(child, sub, shown + (key,), out, seen)

@@ -1,0 +1,66 @@
+"""Cross-field rules of the row formats, for any file: the invariants a schema cannot express.
+
+The dataset invariants (step and message counts, timestamps, best and speedup, kept flags, rewards recomputed,
+times >= roofline, arch gating) are written once, as the row checks of `generator.qa`'s registry, which the
+writers run per batch; `check` runs the same functions on one row of any file, so a downloaded or hand-edited
+file is held to exactly what generation guarantees. Rules every task-bearing row shares (the task exists in the
+catalog; the naive baseline is not faster than the roofline) live here.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Callable
+
+# schema -> (QA dataset name, module that registers its checks)
+QA_DATASETS = {"session": ("kernelinfer", "generator.qa")}
+_ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ZeroDivisionError)
+
+
+def check(schema: str, row: dict) -> list[str]:
+    """Messages for every rule `row` (already valid against `schema`) breaks, each naming its rule."""
+    out = []
+    for name, rule in _rules(schema):
+        try:
+            message = rule(row)
+        except _ROW_ERRORS as exc:
+            message = f"cannot be checked: {type(exc).__name__}: {exc}"
+        if message:
+            out.append(f"{name}: {message}")
+    return out
+
+
+@functools.cache
+def _rules(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
+    rules = [("task_in_catalog", task_in_catalog)]
+    if schema in ("session", "task"):
+        rules.append(("baseline_above_roofline", baseline_above_roofline))
+    if schema in QA_DATASETS:
+        dataset, module = QA_DATASETS[schema]
+        registry = importlib.import_module(module).REGISTRY
+        rules += [(c.name, c.fn) for c in registry.get(dataset, ()) if c.scope == "row"]
+    return tuple(rules)
+
+
+def task_in_catalog(row: dict) -> str | None:
+    """The op exists, offers this impl and dtype, and the shape is one of the op's own shapes."""
+    from generator.ops import OPS
+
+    op = OPS.get(row["op"])
+    if op is None:
+        return f"unknown op {row['op']!r}"
+    if row["impl"] not in op.impls:
+        return f"{row['op']} has no {row['impl']} implementation (has {', '.join(op.impls)})"
+    if row["dtype"] not in op.dtypes:
+        return f"{row['op']} does not take {row['dtype']} (takes {', '.join(op.dtypes)})"
+    if row["shape"] not in op.shapes:
+        keys = ",".join(op.shapes[0])
+        return f"shape {row['shape']} is not one of {row['op']}'s shapes (keys {keys})"
+    return None
+
+
+def baseline_above_roofline(row: dict) -> str | None:
+    """No kernel beats the roofline, the naive baseline included."""
+    if row["baseline_ms"] < row["roofline_ms"]:
+        return f"baseline_ms {row['baseline_ms']} is below roofline_ms {row['roofline_ms']}"
+    return None

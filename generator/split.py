@@ -1,0 +1,72 @@
+"""`validate --split SRC --good OUT --rejects REJ`: keep what loads, set aside what does not, lose nothing.
+
+OUT gets every valid line byte for byte (a last line without its newline gets one, so OUT is proper JSONL).
+REJ gets one JSON object per rejected line: `{"line": N, "reasons": ["kind: message", ...], "raw": ...,
+"encoding": "utf-8" | "base64"}`, where `raw` is the complete original line including its terminator, as text
+when the bytes are UTF-8 and as base64 otherwise, so `raw` decodes back to the exact bytes. Both files are
+written under temporary names and renamed at the end; SRC is only read. count(OUT) + count(REJ) == count(SRC).
+"""
+from __future__ import annotations
+
+import base64
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from generator.rowcheck import Checker
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    good: int
+    rejected: int
+
+
+def reject_record(line_number: int, raw: bytes, reasons: list[str]) -> bytes:
+    """One REJ line; `raw` survives exactly (see the module docstring for the encoding rule)."""
+    try:
+        text, encoding = raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        text, encoding = base64.b64encode(raw).decode("ascii"), "base64"
+    return orjson.dumps({"line": line_number, "reasons": reasons, "raw": text, "encoding": encoding},
+                        option=orjson.OPT_APPEND_NEWLINE)
+
+
+def raw_bytes(record: dict) -> bytes:
+    """The original line of a REJ record."""
+    raw = record["raw"]
+    return base64.b64decode(raw) if record["encoding"] == "base64" else raw.encode("utf-8")
+
+
+def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = None, semantic: bool = True) -> SplitResult:
+    from generator.validate import InputError
+
+    src, good, rejects = Path(src), Path(good), Path(rejects)
+    if not src.is_file():
+        raise InputError(f"{src}: no such file")
+    resolved = {p.resolve() for p in (src, good, rejects)}
+    if len(resolved) != 3:
+        raise InputError("SRC, --good and --rejects must be three different files")
+    checker = Checker(semantic_rules=semantic)
+    counts = [0, 0]
+    temps = [p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in (good, rejects)]
+    try:
+        with open(temps[0], "wb") as ok_out, open(temps[1], "wb") as bad_out:
+            for number, line, problems in checker.check_file(src, schema):
+                reasons = [f"{p.kind}: {p.message}" for p in problems if p.kind != "no_final_newline"]
+                if reasons:
+                    bad_out.write(reject_record(number, line, reasons))
+                    counts[1] += 1
+                else:
+                    ok_out.write(line if line.endswith(b"\n") else line + b"\n")
+                    counts[0] += 1
+        for temp, final in zip(temps, (good, rejects)):
+            os.replace(temp, final)
+    except OSError as exc:
+        raise InputError(f"{exc.filename or src}: {exc.strerror or exc}") from exc
+    finally:
+        for temp in temps:
+            temp.unlink(missing_ok=True)
+    return SplitResult(*counts)

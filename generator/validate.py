@@ -1,0 +1,258 @@
+"""`python -m generator validate`: check JSONL files and generated dataset folders, line-exact, before anyone
+loads or publishes them. Library entry point `validate_paths` (used by the writers and upload.py).
+
+A folder is checked as a whole: every data file against its schema (chosen by file name, or sniffed from the
+rows of `batches/*.jsonl`), the merged view against the byte concatenation of the shards, `stats.json` against
+its schema, and the cross-file rules of `rowcheck`. `--split` separates a file's good lines from its bad ones.
+Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import orjson
+
+from generator import schemas
+from generator.rowcheck import Checker, Problem
+
+MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
+FIXED = {"tasks_holdout.jsonl": "task"}
+STATS = "stats.json"
+SHARDS = "batches"
+TRAINING_FIRST = {"session": 0, "episode": 0, None: 1, "task": 2}  # holdout rows are checked against training
+
+
+class InputError(Exception):
+    """A path cannot be read, or the arguments make no sense: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int | None
+    kind: str
+    message: str     # starts with the kind, so printing only the message still names the class
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    lines: int = 0
+    stopped: bool = False        # max_errors reached: later lines and files were not checked
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(f.kind for f in self.findings)
+
+    def summary(self) -> str:
+        head = f"{self.files} file(s), {self.lines:,} line(s): "
+        if self.ok:
+            return head + "valid"
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.counts.items()))
+        tail = " (stopped at --max-errors)" if self.stopped else ""
+        return head + f"{len(self.findings)} problem(s): {kinds}{tail}"
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "files": self.files, "lines": self.lines, "stopped": self.stopped,
+                "counts": dict(sorted(self.counts.items())), "findings": [asdict(f) for f in self.findings]}
+
+
+class _Stop(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Target:
+    path: Path
+    schema: str | None
+    role: str = "rows"               # rows | merged (compare with shards) | document (one JSON value)
+    shards: tuple[Path, ...] = ()
+
+
+def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, max_errors: int | None = None,
+                   progress: bool | None = None) -> Report:
+    """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
+
+    Raises InputError for a missing or unreadable path or an unknown schema name."""
+    if schema is not None and schema not in schemas.NAMES:
+        raise InputError(f"unknown schema {schema!r}; expected one of {', '.join(schemas.NAMES)}")
+    report = Report()
+    targets: list[_Target] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            targets += _plan_folder(path, report)
+        elif path.is_file():
+            targets.append(_Target(path, schema if schema else FIXED.get(path.name) or MERGED.get(path.name),
+                                   "document" if path.name == STATS and schema is None else "rows"))
+        else:
+            raise InputError(f"{path}: no such file or folder")
+    targets.sort(key=lambda t: TRAINING_FIRST.get(t.schema, 1))
+    bar = _progress_bar(targets, progress)
+    checker = Checker(semantic_rules=semantic, on_bytes=bar.update if bar else None)
+
+    def add(path: str, line: int | None, problem: Problem) -> None:
+        report.findings.append(Finding(path, line or None, problem.kind, f"{problem.kind}: {problem.message}"))
+        if max_errors is not None and len(report.findings) >= max_errors:
+            raise _Stop
+
+    try:
+        for target in targets:
+            report.files += 1
+            _check_target(target, checker, add)
+        for path, problem in checker.finish():
+            add(path, None, problem)
+    except _Stop:
+        report.stopped = True
+    except OSError as exc:
+        raise InputError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+    finally:
+        if bar:
+            bar.close()
+    report.lines = checker.lines
+    return report
+
+
+def _plan_folder(folder: Path, report: Report) -> list[_Target]:
+    """What a generated folder holds (DESIGN.md layout) and which schema each file answers to."""
+    shards = tuple(sorted((folder / SHARDS).glob("*.jsonl")))
+    merged = [name for name in MERGED if (folder / name).is_file()]
+    findings = []
+    if len(merged) > 1:
+        findings.append(("layout", f"both {' and '.join(merged)}: a folder holds one dataset"))
+    if not shards and not merged:
+        findings.append(("layout", f"no data: expected {SHARDS}/*.jsonl and {' or '.join(MERGED)}"))
+    if (folder / f"{folder.name}.py").exists():
+        findings.append(("layout", f"{folder.name}.py: datasets refuses a folder holding <folder name>.py"))
+    report.findings += [Finding(str(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
+    row_schema = MERGED[merged[0]] if len(merged) == 1 else None
+    targets = [_Target(p, row_schema) for p in shards]
+    for name in merged:
+        path = folder / name
+        targets.append(_Target(path, MERGED[name], "merged", shards) if shards else _Target(path, MERGED[name]))
+    for path in sorted(folder.glob("*.jsonl")):
+        if path.name not in MERGED:
+            targets.append(_Target(path, FIXED.get(path.name)))
+    if (folder / STATS).is_file():
+        targets.append(_Target(folder / STATS, "stats", "document"))
+    return targets
+
+
+def _check_target(target: _Target, checker: Checker, add) -> None:
+    shown = str(target.path)
+    if target.role == "merged":
+        problem = _merged_difference(target.path, target.shards)
+        if problem:
+            add(shown, problem[0], Problem("merged_view", problem[1]))
+        if checker.on_bytes:
+            checker.on_bytes(target.path.stat().st_size)
+        return
+    if target.role == "document":
+        for line, problem in _check_document(target.path, target.schema or "stats"):
+            add(shown, line, problem)
+        return
+    for line, _raw, problems in checker.check_file(target.path, target.schema):
+        for problem in problems:
+            add(shown, line, problem)
+
+
+def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str] | None:
+    """(line, message) where the merged view stops being the byte concatenation of the shards, else None."""
+    line = 1
+    with open(merged, "rb") as view:
+        for shard in shards:
+            with open(shard, "rb") as part:
+                for want in iter(lambda: part.read(1 << 20), b""):
+                    got = view.read(len(want))
+                    if got != want:
+                        at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+                        line += got[:at].count(b"\n")
+                        return line, f"differs from the concatenation of {SHARDS}/*.jsonl (at {shard.name})"
+                    line += got.count(b"\n")
+        if view.read(1):
+            return line, f"has bytes after the end of the last shard ({shards[-1].name})"
+    return None
+
+
+def _check_document(path: Path, schema: str) -> list[tuple[int | None, Problem]]:
+    """A single JSON document (stats.json): parse errors with their line, then its schema."""
+    data = path.read_bytes()
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            json.loads(data.decode("utf-8", errors="replace"))
+            return [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
+        except json.JSONDecodeError as exc:
+            return [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
+    rules = schemas.compiled(schema)
+    if rules.is_valid(doc):
+        return []
+    return [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+
+
+def _progress_bar(targets: list[_Target], enabled: bool | None):
+    """A byte-count tqdm bar on a terminal only (never in logs, CI or the writers' self-check)."""
+    if enabled is False or (enabled is None and not sys.stderr.isatty()):
+        return None
+    from tqdm import tqdm
+
+    total = sum(t.path.stat().st_size for t in targets)
+    return tqdm(total=total, unit="B", unit_scale=True, desc="validate", file=sys.stderr, miniters=1 << 22)
+
+
+# ---------------------------------------------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="JSONL files or generated dataset folders")
+    parser.add_argument("--schema", choices=schemas.NAMES, help="schema of the JSONL files given (default: by name)")
+    parser.add_argument("--no-semantic", dest="semantic", action="store_false", help="skip cross-field rules")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="findings as text or one JSON")
+    parser.add_argument("--max-errors", type=int, metavar="N", help="stop after N problems")
+    parser.add_argument("--split", type=Path, metavar="SRC", help="write SRC's valid lines to --good, the rest "
+                        "(untouched, with line number and reasons) to --rejects; SRC is never modified")
+    parser.add_argument("--good", type=Path, metavar="OUT")
+    parser.add_argument("--rejects", type=Path, metavar="REJ")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.split or args.good or args.rejects:
+            return _run_split(args)
+        if not args.paths:
+            raise InputError("give at least one PATH (or --split SRC --good OUT --rejects REJ)")
+        if args.max_errors is not None and args.max_errors < 1:
+            raise InputError("--max-errors must be >= 1")
+        report = validate_paths(args.paths, schema=args.schema, semantic=args.semantic, max_errors=args.max_errors)
+    except InputError as exc:
+        print(f"validate: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
+    else:
+        for finding in report.findings:
+            print(finding)
+        print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _run_split(args: argparse.Namespace) -> int:
+    from generator.split import split_file
+
+    if not (args.split and args.good and args.rejects) or args.paths:
+        raise InputError("--split SRC needs --good OUT and --rejects REJ, and no other PATH")
+    result = split_file(args.split, args.good, args.rejects, schema=args.schema, semantic=args.semantic)
+    print(f"{args.split}: {result.good:,} good line(s) -> {args.good}, {result.rejected:,} rejected -> {args.rejects}")
+    return 0 if result.rejected == 0 else 1

@@ -140,7 +140,7 @@ _op("mla_decode", "attention", "attn_decode", BOTH, HALF,
     lambda s, e: s["B"] * s["T"] * (s["DC"] + s["DR"]) * e + s["B"] * s["H"] * (2 * s["DC"] + s["DR"]) * e
     + s["B"] * math.ceil(s["T"] / s["P"]) * 4,
     lambda s: 2 * s["B"] * s["H"] * s["T"] * (2 * s["DC"] + s["DR"]),
-    lambda s: {"R": s["B"], "T": s["T"], "D": s["DC"] + s["DR"], "Q": s["H"]})
+    lambda s: {"R": s["B"], "T": s["T"], "D": s["DC"] + s["DR"], "Q": s["H"], "KV": 1})
 
 _op("tree_attn", "attention", "attn_decode", BOTH, HALF,
     _shapes("B H D T N", (1, 32, 128, 4096, 64), (8, 8, 128, 4096, 32), (16, 8, 128, 2048, 16), (4, 32, 128, 8192, 128),

@@ -1,0 +1,473 @@
+"""The optimization variants an engineer tries for each kernel class, their tunables and their resource use.
+
+Variant tags and param names are the contract with the kernel templates
+(`templates/<lang>/<kernel_class>/<tag>.{cu,py}`): each tuned constant below is a named constant there.
+The first value of each param tuple is the default. `requires` lists hardware features (hardware.FEATURES);
+tensor-core variants add fp8_mma / fp4_mma for fp8 / fp4 data (`requires_for`), and Triton needs fp8_mma for any
+fp8 data. `ops`, when set, limits a variant to the ops where it makes sense; `dtypes` likewise.
+
+kernel_class   lang    level tag                params
+gemm           cuda    0  naive              BLOCK_M BLOCK_N
+                       1  smem_tiled         BLOCK_M BLOCK_N BLOCK_K                         (static smem)
+                       2  reg_tiled          BLOCK_M BLOCK_N BLOCK_K TM TN                   (static smem)
+                       3  mma_sync           BLOCK_M BLOCK_N BLOCK_K NUM_WARPS               tensor cores
+                       3  dequant_mma        BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    fp8/fp4 -> fp16 mma
+                       4  cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    cp_async
+                       5  split_k            ... + SPLIT_K                                   cp_async
+                       6  wgmma_tma          BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    wgmma, tma
+                       7  persistent         ... + CLUSTER_M                                 wgmma, tma, clusters
+               triton  0  naive              BLOCK_M BLOCK_N BLOCK_K
+                       1  blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS
+                       2  pipelined          ... + NUM_STAGES
+                       3  grouped            ... + GROUP_M
+                       4  split_k            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES SPLIT_K
+gemv           cuda    0 naive NUM_THREADS | 1 warp_shuffle NUM_WARPS | 2 vectorized VEC NUM_WARPS ROWS_PER_WARP
+                       3 split_k VEC NUM_WARPS SPLIT_K
+               triton  0 naive BLOCK_N BLOCK_K | 1 blocked BLOCK_N BLOCK_K NUM_WARPS | 2 split_k ... + SPLIT_K
+attn_decode    cuda    0 naive NUM_THREADS | 1 warp_per_head NUM_WARPS | 2 vectorized VEC NUM_WARPS
+                       3 cp_async_pipeline BLOCK_N NUM_STAGES NUM_WARPS | 4 split_kv ... + SPLITS
+                       5 tma_pipeline BLOCK_N NUM_STAGES NUM_WARPS SPLITS (tma)
+                       6 wgmma_tma BLOCK_N NUM_STAGES SPLITS (wgmma, tma; mla_decode and tree_attn only)
+               triton  0 naive BLOCK_N | 1 blocked BLOCK_N NUM_WARPS NUM_STAGES | 2 split_kv ... + SPLITS
+attn_prefill   cuda    0 naive NUM_THREADS | 1 smem_tiled BLOCK_M BLOCK_N NUM_WARPS | 2 mma_sync BLOCK_M BLOCK_N NUM_WARPS
+                       3 cp_async_pipeline ... + NUM_STAGES | 4 tma_pipeline ... (tma) | 5 wgmma_tma ... (wgmma, tma)
+               triton  0 naive BLOCK_M BLOCK_N | 1 blocked BLOCK_M BLOCK_N NUM_WARPS NUM_STAGES
+rownorm        cuda    0 naive NUM_THREADS | 1 block_reduce NUM_THREADS | 2 warp_shuffle NUM_THREADS
+                       3 vectorized VEC NUM_THREADS | 4 register_cached VEC NUM_THREADS ROWS_PER_BLOCK
+                       5 cluster_reduce VEC NUM_THREADS CLUSTER_SIZE (clusters)
+               triton  0 naive BLOCK_N | 1 blocked BLOCK_N NUM_WARPS | 2 multi_row BLOCK_N NUM_WARPS ROWS_PER_PROG
+elementwise    cuda    0 naive NUM_THREADS | 1 vectorized VEC NUM_THREADS | 2 grid_stride VEC NUM_THREADS UNROLL
+               triton  0 naive BLOCK_SIZE | 1 blocked BLOCK_SIZE NUM_WARPS
+gather         cuda    0 naive NUM_THREADS | 1 warp_per_row NUM_WARPS | 2 vectorized VEC NUM_WARPS
+                       3 tma_bulk ROWS_PER_BLOCK NUM_STAGES (tma)
+               triton  0 naive BLOCK_SIZE | 1 blocked BLOCK_C NUM_WARPS
+sampler        cuda    0 naive NUM_THREADS | 1 block_reduce NUM_THREADS | 2 radix_select RADIX_BITS NUM_THREADS VEC
+                       3 split_row SPLITS RADIX_BITS NUM_THREADS
+               triton  0 naive BLOCK_V | 1 blocked BLOCK_V NUM_WARPS | 2 split_row BLOCK_V NUM_WARPS SPLITS
+scan           cuda    0 naive NUM_THREADS | 1 warp_shuffle NUM_WARPS | 2 vectorized VEC NUM_WARPS
+                       3 chunked_scan CHUNK NUM_WARPS VEC | 4 cp_async_pipeline CHUNK NUM_WARPS VEC NUM_STAGES
+                       (chunked_scan, cp_async_pipeline: mamba_scan only)
+               triton  0 naive BLOCK_D | 1 blocked BLOCK_D NUM_WARPS | 2 chunked_scan BLOCK_D CHUNK NUM_WARPS
+conv           cuda    0 naive NUM_THREADS | 1 smem_tiled BLOCK_M BLOCK_N NUM_WARPS
+                       2 vectorized VEC NUM_THREADS (conv1d_causal) | 3 implicit_gemm BLOCK_M BLOCK_N BLOCK_K NUM_WARPS
+                       4 cp_async_pipeline ... + NUM_STAGES (3, 4: conv2d_nhwc only)
+               triton  0 naive BLOCK_M | 1 blocked BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES
+
+`mem_eff` and `comp_eff` are each variant's ceiling (the fraction of peak bandwidth / of its arithmetic path that
+the access pattern and instruction mix allow at best); perf.py turns params, occupancy and the GPU into the rest.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from .hardware import GPU, GPUS
+from .ops import ELEMENT_BYTES, OPS
+
+Params = Mapping[str, int]
+_Fn = Callable[[Params, float, dict], float]
+
+# Canonical dims used when a resource question is asked without a task (see ops.py for their meaning).
+DEFAULT_DIMS = {
+    "gemm": {"M": 4096, "N": 4096, "K": 4096, "G": 1}, "gemv": {"M": 1, "N": 4096, "K": 4096},
+    "attn_decode": {"R": 256, "T": 4096, "D": 128, "Q": 1}, "attn_prefill": {"R": 32, "SQ": 4096, "SK": 4096, "D": 128,
+                                                                             "CAUSAL": 1},
+    "rownorm": {"R": 4096, "C": 4096}, "elementwise": {"N": 1 << 24, "C": 128}, "gather": {"R": 4096, "C": 4096},
+    "sampler": {"R": 32, "C": 128256, "K": 50}, "scan": {"R": 5120, "L": 2048, "N": 16},
+    "conv": {"M": 4096, "C": 320, "K": 320, "TAPS": 9},
+}
+_TC_DTYPE_FEATURE = {"fp8": "fp8_mma", "fp4": "fp4_mma"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    tag: str
+    kernel_class: str
+    level: int
+    impls: frozenset[str]
+    requires: frozenset[str]
+    params: Mapping[str, tuple]
+    tc: bool                      # arithmetic on tensor cores (mma.sync, wgmma, tl.dot)
+    mem_eff: float                # ceiling on the fraction of peak DRAM bandwidth
+    comp_eff: float               # ceiling on the fraction of its arithmetic path's peak
+    static_smem: bool             # __shared__ arrays (48 KB cap, ptxas error) rather than dynamic (opt-in cap)
+    ops: frozenset[str] = frozenset()
+    dtypes: frozenset[str] = frozenset()
+    _smem: _Fn = field(default=lambda p, e, d: 0, repr=False)
+    _regs: _Fn = field(default=lambda p, e, d: 32, repr=False)
+    _threads: Callable[[Params], int] = field(default=lambda p: 128, repr=False)
+
+    def requires_for(self, dtype: str) -> frozenset[str]:
+        """Features needed for `dtype` data: fp8/fp4 tensor-core math needs fp8_mma/fp4_mma; Triton has no fp8
+        type below sm_89 at all."""
+        extra = _TC_DTYPE_FEATURE.get(dtype)
+        if extra and (self.tc or (dtype == "fp8" and "triton" in self.impls)) and self.tag != "dequant_mma":
+            return self.requires | {extra}
+        return self.requires
+
+    def default_params(self) -> dict[str, int]:
+        return {k: v[0] for k, v in self.params.items()}
+
+    def all_params(self) -> list[dict[str, int]]:
+        """Every legal combination, in a fixed order (the defaults first)."""
+        keys = list(self.params)
+        return [dict(zip(keys, combo)) for combo in itertools.product(*(self.params[k] for k in keys))]
+
+    def smem_bytes(self, params: Params, dtype: str, task=None) -> int:
+        return int(self._smem(params, ELEMENT_BYTES[dtype], _dims(self, task)))
+
+    def regs_per_thread(self, params: Params, dtype: str, task=None) -> int:
+        return int(self._regs(params, ELEMENT_BYTES[dtype], _dims(self, task)))
+
+    def threads(self, params: Params) -> int:
+        return int(self._threads(params))
+
+
+def _dims(variant: Variant, task) -> dict:
+    if task is None:
+        return DEFAULT_DIMS[variant.kernel_class]
+    return OPS[task.op].dims(task.shape_dict())
+
+
+_ALL: list[Variant] = []
+
+
+def _v(kclass, impl, level, tag, params, *, tc=False, mem=0.9, comp=0.5, requires=(), static=False, ops=(),
+       dtypes=(), smem=None, regs=None, threads=None):
+    _ALL.append(Variant(
+        tag=tag, kernel_class=kclass, level=level, impls=frozenset({impl}), requires=frozenset(requires),
+        params=MappingProxyType({k: tuple(v) for k, v in params.items()}), tc=tc, mem_eff=mem, comp_eff=comp,
+        static_smem=static, ops=frozenset(ops), dtypes=frozenset(dtypes),
+        _smem=smem or (lambda p, e, d: 0), _regs=regs or (lambda p, e, d: 32),
+        _threads=threads or (lambda p: 128)))
+
+
+def _warps(p):
+    return 32 * p["NUM_WARPS"]
+
+
+def _nthreads(p):
+    return p["NUM_THREADS"]
+
+
+def _acc_regs(p, n_threads):
+    """Accumulator registers of an fp32 BLOCK_M x BLOCK_N tile spread over the block, plus addressing."""
+    return 40 + p["BLOCK_M"] * p["BLOCK_N"] // n_threads
+
+
+def _ab_tiles(p, e):
+    return (p["BLOCK_M"] + p["BLOCK_N"]) * p["BLOCK_K"] * e
+
+
+# ------------------------------------------------------------------------------------------------------ gemm
+_MMA = {"BLOCK_M": (128, 64, 256), "BLOCK_N": (128, 64, 256), "BLOCK_K": (32, 64), "NUM_WARPS": (4, 8)}
+_PIPE = {**_MMA, "NUM_STAGES": (3, 2, 4, 5)}
+_WG = {"BLOCK_M": (128, 64, 256), "BLOCK_N": (128, 256, 64), "BLOCK_K": (64, 128), "NUM_WARPS": (8, 4),
+       "NUM_STAGES": (4, 3, 5, 6)}
+_wg_threads = lambda p: 32 * p["NUM_WARPS"] + 128  # noqa: E731  consumer warps + one producer warpgroup
+
+_v("gemm", "cuda", 0, "naive", {"BLOCK_M": (16, 8, 32), "BLOCK_N": (16, 8, 32)}, mem=0.5, comp=0.45,
+   threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"], regs=lambda p, e, d: 28)
+_v("gemm", "cuda", 1, "smem_tiled", {"BLOCK_M": (32, 64), "BLOCK_N": (32, 64), "BLOCK_K": (16, 32, 8)},
+   mem=0.7, comp=0.6, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
+   threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"] // 4, regs=lambda p, e, d: 40)
+_v("gemm", "cuda", 2, "reg_tiled", {"BLOCK_M": (64, 128), "BLOCK_N": (64, 128), "BLOCK_K": (8, 16, 32),
+                                    "TM": (8, 4), "TN": (8, 4)},
+   mem=0.8, comp=0.85, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
+   threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"] // (p["TM"] * p["TN"]),
+   regs=lambda p, e, d: 40 + p["TM"] * p["TN"] + p["TM"] + p["TN"])
+_v("gemm", "cuda", 3, "mma_sync", _MMA, tc=True, mem=0.85, comp=0.62,
+   smem=lambda p, e, d: _ab_tiles(p, e), threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "cuda", 3, "dequant_mma", {**_MMA, "NUM_STAGES": (4, 2, 3, 5)}, tc=True, mem=0.9, comp=0.7,
+   requires=("cp_async",), dtypes=("fp8", "fp4"),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)) + 16)
+_v("gemm", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.86, requires=("cp_async",),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "cuda", 5, "split_k", {**_PIPE, "SPLIT_K": (4, 2, 8, 16)}, tc=True, mem=0.9, comp=0.84,
+   requires=("cp_async",), smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "cuda", 6, "wgmma_tma", _WG, tc=True, mem=0.93, comp=0.84, requires=("wgmma", "tma"),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_wg_threads,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "cuda", 7, "persistent", {**_WG, "CLUSTER_M": (2, 1)}, tc=True, mem=0.95, comp=0.87,
+   requires=("wgmma", "tma", "clusters"),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e) + p["BLOCK_M"] * p["BLOCK_N"] * 2, threads=_wg_threads,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_TG = {"BLOCK_M": (128, 64, 256), "BLOCK_N": (128, 64, 256), "BLOCK_K": (32, 64, 128), "NUM_WARPS": (4, 8)}
+_tsmem = lambda p, e, d: p.get("NUM_STAGES", 1) * _ab_tiles(p, max(e, 1.0))  # noqa: E731 (int4 unpacked in smem)
+_v("gemm", "triton", 0, "naive", {"BLOCK_M": (32, 16, 64), "BLOCK_N": (32, 16, 64), "BLOCK_K": (32, 16)}, tc=True,
+   mem=0.6, comp=0.25, smem=_tsmem, threads=lambda p: 128, regs=lambda p, e, d: 64)
+_v("gemm", "triton", 1, "blocked", _TG, tc=True, mem=0.8, comp=0.6, smem=_tsmem, threads=_warps,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "triton", 2, "pipelined", {**_TG, "NUM_STAGES": (3, 2, 4, 5)}, tc=True, mem=0.88, comp=0.8,
+   smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "triton", 3, "grouped", {**_TG, "NUM_STAGES": (3, 2, 4, 5), "GROUP_M": (8, 4, 16)}, tc=True,
+   mem=0.9, comp=0.82, smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("gemm", "triton", 4, "split_k", {**_TG, "NUM_STAGES": (3, 2, 4), "SPLIT_K": (4, 2, 8, 16)}, tc=True,
+   mem=0.88, comp=0.78, smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+
+# ------------------------------------------------------------------------------------------------------ gemv
+_v("gemv", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.12, comp=0.3, threads=_nthreads)
+_v("gemv", "cuda", 1, "warp_shuffle", {"NUM_WARPS": (4, 8, 2)}, mem=0.55, comp=0.5, threads=_warps)
+_v("gemv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 16, 32), "NUM_WARPS": (4, 8, 2), "ROWS_PER_WARP": (1, 2, 4)},
+   mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"] * p["ROWS_PER_WARP"])
+_v("gemv", "cuda", 3, "split_k", {"VEC": (8, 4, 16, 32), "NUM_WARPS": (4, 8, 2), "SPLIT_K": (4, 2, 8)},
+   mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"])
+_v("gemv", "triton", 0, "naive", {"BLOCK_N": (16, 32), "BLOCK_K": (32, 64)}, mem=0.35, comp=0.4, threads=lambda p: 128)
+_v("gemv", "triton", 1, "blocked", {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256, 512), "NUM_WARPS": (4, 2, 8)},
+   mem=0.88, comp=0.6, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))
+_v("gemv", "triton", 2, "split_k", {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256), "NUM_WARPS": (4, 2, 8),
+                                    "SPLIT_K": (4, 2, 8)},
+   mem=0.88, comp=0.6, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))
+
+
+# ------------------------------------------------------------------------------------------------ attn_decode
+def _kv_tile(p, e, d):
+    """K and V tiles of BLOCK_N keys (one shared latent tile for MLA, whose V is a slice of K)."""
+    return p["BLOCK_N"] * d["D"] * e * d.get("KV", 2)
+
+
+def _decode_regs(p, e, d, threads):
+    return 40 + d["Q"] * d["D"] // max(1, threads // 32) // 8 + p["BLOCK_N"] * max(1, d["Q"]) // threads
+
+
+_v("attn_decode", "cuda", 0, "naive", {"NUM_THREADS": (128, 64, 256)}, mem=0.2, comp=0.3, threads=_nthreads,
+   smem=lambda p, e, d: p["NUM_THREADS"] * 4, static=True)
+_v("attn_decode", "cuda", 1, "warp_per_head", {"NUM_WARPS": (4, 8, 2)}, mem=0.5, comp=0.5, threads=_warps,
+   smem=lambda p, e, d: _warps(p) * 4 + d["D"] * 4, static=True)
+_v("attn_decode", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8, 2)}, mem=0.86, comp=0.6,
+   threads=_warps, smem=lambda p, e, d: _warps(p) * 4 + d["D"] * 4, static=True,
+   regs=lambda p, e, d: 40 + 2 * p["VEC"])
+_DEC = {"BLOCK_N": (64, 32, 128), "NUM_STAGES": (2, 3, 4), "NUM_WARPS": (4, 8)}
+_v("attn_decode", "cuda", 3, "cp_async_pipeline", _DEC, tc=True, mem=0.9, comp=0.6, requires=("cp_async",),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
+   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
+_v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.91, comp=0.6,
+   requires=("cp_async",), smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
+   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
+_v("attn_decode", "cuda", 5, "tma_pipeline", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (3, 2, 4, 6),
+                                              "NUM_WARPS": (4, 8), "SPLITS": (1, 2, 4, 8, 16)},
+   tc=True, mem=0.96, comp=0.62, requires=("tma",),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
+   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
+_v("attn_decode", "cuda", 6, "wgmma_tma", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (2, 3, 4), "SPLITS": (1, 2, 4, 8)},
+   tc=True, mem=0.95, comp=0.8, requires=("wgmma", "tma"), ops=("mla_decode", "tree_attn"),
+   smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d) + 64 * d["D"] * e, threads=lambda p: 384,
+   regs=lambda p, e, d: 40 + 64 * d["D"] // 256)
+_v("attn_decode", "triton", 0, "naive", {"BLOCK_N": (16, 32)}, mem=0.35, comp=0.4, threads=lambda p: 128,
+   smem=lambda p, e, d: 0)
+_TDEC = {"BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 2, 8), "NUM_STAGES": (2, 1, 3, 4)}
+_v("attn_decode", "triton", 1, "blocked", _TDEC, tc=True, mem=0.86, comp=0.55, threads=_warps,
+   smem=lambda p, e, d: max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d),
+   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
+_v("attn_decode", "triton", 2, "split_kv", {**_TDEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.88, comp=0.55,
+   threads=_warps, smem=lambda p, e, d: max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d),
+   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
+
+
+# ----------------------------------------------------------------------------------------------- attn_prefill
+def _prefill_smem(p, e, d):
+    return (p["BLOCK_M"] + 2 * p.get("NUM_STAGES", 1) * p["BLOCK_N"]) * d["D"] * e
+
+
+def _prefill_regs(p, e, d, threads):
+    return 40 + p["BLOCK_M"] * (d["D"] + p["BLOCK_N"]) // threads
+
+
+_PF = {"BLOCK_M": (128, 64), "BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 8)}
+_v("attn_prefill", "cuda", 0, "naive", {"NUM_THREADS": (128, 256)}, mem=0.5, comp=0.35, threads=_nthreads)
+_v("attn_prefill", "cuda", 1, "smem_tiled", {"BLOCK_M": (64, 32, 128), "BLOCK_N": (64, 32), "NUM_WARPS": (4, 8)},
+   mem=0.7, comp=0.7, smem=_prefill_smem, threads=_warps, regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
+_v("attn_prefill", "cuda", 2, "mma_sync", _PF, tc=True, mem=0.8, comp=0.6, smem=_prefill_smem, threads=_warps,
+   regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
+_v("attn_prefill", "cuda", 3, "cp_async_pipeline", {**_PF, "NUM_STAGES": (2, 1, 3)}, tc=True, mem=0.88, comp=0.72,
+   requires=("cp_async",), smem=_prefill_smem, threads=_warps, regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
+_v("attn_prefill", "cuda", 4, "tma_pipeline", {**_PF, "NUM_STAGES": (2, 3, 4)}, tc=True, mem=0.9, comp=0.8,
+   requires=("tma",), smem=_prefill_smem, threads=_warps, regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
+_v("attn_prefill", "cuda", 5, "wgmma_tma", {"BLOCK_M": (128, 64, 192), "BLOCK_N": (128, 64, 176), "NUM_STAGES": (2, 3, 4),
+                                            "NUM_WARPS": (8, 12)},
+   tc=True, mem=0.92, comp=0.82, requires=("wgmma", "tma"), smem=_prefill_smem, threads=lambda p: 32 * p["NUM_WARPS"] + 128,
+   regs=lambda p, e, d: _prefill_regs(p, e, d, 32 * p["NUM_WARPS"]))
+_v("attn_prefill", "triton", 0, "naive", {"BLOCK_M": (32, 16), "BLOCK_N": (32, 16)}, tc=True, mem=0.6, comp=0.25,
+   smem=_prefill_smem, threads=lambda p: 128, regs=lambda p, e, d: _prefill_regs(p, e, d, 128))
+_v("attn_prefill", "triton", 1, "blocked", {**_PF, "NUM_STAGES": (2, 1, 3, 4)}, tc=True, mem=0.86, comp=0.72,
+   smem=lambda p, e, d: (p["BLOCK_M"] + 2 * max(1, p["NUM_STAGES"] - 1) * p["BLOCK_N"]) * d["D"] * e,
+   threads=_warps, regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
+
+
+# ---------------------------------------------------------------------------------------------------- rownorm
+def _row_regs(p, e, d, threads):
+    """A row cached in registers: C / threads elements per thread (spills past ~200 registers)."""
+    return 32 + int(d["C"] * p.get("ROWS_PER_BLOCK", 1) / threads * max(e, 2) / 4 * 2)
+
+
+_NT = (256, 128, 512, 1024)
+_v("rownorm", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.45, comp=0.3, threads=_nthreads)
+_v("rownorm", "cuda", 1, "block_reduce", {"NUM_THREADS": _NT}, mem=0.55, comp=0.5, threads=_nthreads,
+   smem=lambda p, e, d: p["NUM_THREADS"] * 4, static=True)
+_v("rownorm", "cuda", 2, "warp_shuffle", {"NUM_THREADS": _NT}, mem=0.66, comp=0.6, threads=_nthreads,
+   smem=lambda p, e, d: 32 * 4, static=True)
+_v("rownorm", "cuda", 3, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": _NT}, mem=0.84, comp=0.7,
+   threads=_nthreads, smem=lambda p, e, d: 32 * 4, static=True, regs=lambda p, e, d: 32 + 2 * p["VEC"])
+_v("rownorm", "cuda", 4, "register_cached", {"VEC": (8, 4, 2), "NUM_THREADS": _NT, "ROWS_PER_BLOCK": (1, 2, 4)},
+   mem=0.93, comp=0.8, threads=_nthreads, smem=lambda p, e, d: 32 * 4 * p["ROWS_PER_BLOCK"], static=True,
+   regs=lambda p, e, d: _row_regs(p, e, d, p["NUM_THREADS"]))
+_v("rownorm", "cuda", 5, "cluster_reduce", {"VEC": (8, 4), "NUM_THREADS": (256, 512, 1024), "CLUSTER_SIZE": (4, 2, 8)},
+   mem=0.92, comp=0.8, requires=("clusters",), threads=_nthreads, smem=lambda p, e, d: 32 * 4 * p["CLUSTER_SIZE"],
+   regs=lambda p, e, d: 32 + int(d["C"] / (p["NUM_THREADS"] * p["CLUSTER_SIZE"]) * max(e, 2) / 2))
+_v("rownorm", "triton", 0, "naive", {"BLOCK_N": (256, 128, 512)}, mem=0.5, comp=0.4, threads=lambda p: 128)
+_TB = (1024, 2048, 4096, 8192, 16384)
+_v("rownorm", "triton", 1, "blocked", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16, 2)}, mem=0.9, comp=0.7,
+   threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
+_v("rownorm", "triton", 2, "multi_row", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16), "ROWS_PER_PROG": (2, 1, 4, 8)},
+   mem=0.91, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
+
+# ------------------------------------------------------------------------------------------------ elementwise
+_v("elementwise", "cuda", 0, "naive", {"NUM_THREADS": _NT}, mem=0.5, comp=0.4, threads=_nthreads)
+_v("elementwise", "cuda", 1, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": _NT}, mem=0.88, comp=0.6,
+   threads=_nthreads, regs=lambda p, e, d: 24 + 2 * p["VEC"])
+_v("elementwise", "cuda", 2, "grid_stride", {"VEC": (8, 4, 2), "NUM_THREADS": (256, 128, 512), "UNROLL": (4, 1, 2, 8)},
+   mem=0.93, comp=0.7, threads=_nthreads, regs=lambda p, e, d: 24 + 2 * p["VEC"] * p["UNROLL"])
+_v("elementwise", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.55, comp=0.4, threads=lambda p: 128)
+_v("elementwise", "triton", 1, "blocked", {"BLOCK_SIZE": (1024, 512, 2048, 4096), "NUM_WARPS": (4, 8, 2)},
+   mem=0.9, comp=0.6, threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_SIZE"] // _warps(p) * 2)
+
+# ----------------------------------------------------------------------------------------------------- gather
+_v("gather", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.4, comp=0.5, threads=_nthreads)
+_v("gather", "cuda", 1, "warp_per_row", {"NUM_WARPS": (4, 8, 2)}, mem=0.62, comp=0.5, threads=_warps)
+_v("gather", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8, 2)}, mem=0.88, comp=0.6,
+   threads=_warps, regs=lambda p, e, d: 24 + 2 * p["VEC"])
+_v("gather", "cuda", 3, "tma_bulk", {"ROWS_PER_BLOCK": (4, 8, 16, 2), "NUM_STAGES": (2, 3, 4)}, mem=0.94, comp=0.6,
+   requires=("tma",), threads=lambda p: 128,
+   smem=lambda p, e, d: p["NUM_STAGES"] * p["ROWS_PER_BLOCK"] * d["C"] * e)
+_v("gather", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.45, comp=0.4, threads=lambda p: 128)
+_v("gather", "triton", 1, "blocked", {"BLOCK_C": (1024, 512, 2048, 4096), "NUM_WARPS": (4, 8, 2)}, mem=0.88, comp=0.6,
+   threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_C"] // _warps(p))
+
+# ---------------------------------------------------------------------------------------------------- sampler
+_v("sampler", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.5, comp=0.3, threads=_nthreads,
+   smem=lambda p, e, d: p["NUM_THREADS"] * 8, static=True)
+_v("sampler", "cuda", 1, "block_reduce", {"NUM_THREADS": (512, 256, 1024)}, mem=0.75, comp=0.5,
+   threads=_nthreads, smem=lambda p, e, d: p["NUM_THREADS"] * 8, static=True)
+_v("sampler", "cuda", 2, "radix_select", {"RADIX_BITS": (8, 4, 11), "NUM_THREADS": (512, 256, 1024), "VEC": (4, 2, 1)},
+   mem=0.9, comp=0.6, threads=_nthreads, smem=lambda p, e, d: (1 << p["RADIX_BITS"]) * 4 * 4,
+   regs=lambda p, e, d: 32 + 4 * p["VEC"])
+_v("sampler", "cuda", 3, "split_row", {"SPLITS": (8, 4, 16, 32), "RADIX_BITS": (8, 11), "NUM_THREADS": (512, 256)},
+   mem=0.9, comp=0.6, threads=_nthreads, smem=lambda p, e, d: (1 << p["RADIX_BITS"]) * 4 * 4)
+_v("sampler", "triton", 0, "naive", {"BLOCK_V": (1024, 2048)}, mem=0.5, comp=0.3, threads=lambda p: 128)
+_v("sampler", "triton", 1, "blocked", {"BLOCK_V": (4096, 2048, 8192, 16384), "NUM_WARPS": (8, 4, 16)}, mem=0.85,
+   comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
+_v("sampler", "triton", 2, "split_row", {"BLOCK_V": (4096, 2048, 8192), "NUM_WARPS": (8, 4, 16), "SPLITS": (8, 4, 16, 32)},
+   mem=0.86, comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
+
+# ------------------------------------------------------------------------------------------------------- scan
+_v("scan", "cuda", 0, "naive", {"NUM_THREADS": (128, 256)}, mem=0.4, comp=0.2, threads=_nthreads)
+_v("scan", "cuda", 1, "warp_shuffle", {"NUM_WARPS": (4, 8)}, mem=0.6, comp=0.4, threads=_warps,
+   regs=lambda p, e, d: 32 + 2 * d["N"])
+_v("scan", "cuda", 2, "vectorized", {"VEC": (4, 8, 2), "NUM_WARPS": (4, 8)}, mem=0.85, comp=0.5, threads=_warps,
+   regs=lambda p, e, d: 32 + 2 * d["N"] + 2 * p["VEC"])
+_v("scan", "cuda", 3, "chunked_scan", {"CHUNK": (128, 64, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8, 2)},
+   mem=0.88, comp=0.75, ops=("mamba_scan",), threads=_warps,
+   smem=lambda p, e, d: p["CHUNK"] * (2 * d["N"] * e + 8), regs=lambda p, e, d: 32 + 2 * d["N"] + 4 * p["VEC"])
+_v("scan", "cuda", 4, "cp_async_pipeline", {"CHUNK": (128, 64, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8),
+                                            "NUM_STAGES": (2, 3, 4)},
+   mem=0.92, comp=0.82, requires=("cp_async",), ops=("mamba_scan",), threads=_warps,
+   smem=lambda p, e, d: p["NUM_STAGES"] * p["CHUNK"] * (2 * d["N"] * e + 8) * 8,
+   regs=lambda p, e, d: 32 + 2 * d["N"] + 4 * p["VEC"])
+_v("scan", "triton", 0, "naive", {"BLOCK_D": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
+_v("scan", "triton", 1, "blocked", {"BLOCK_D": (64, 128, 32, 256), "NUM_WARPS": (4, 8, 2)}, mem=0.82, comp=0.5,
+   threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_D"] * d["N"] // _warps(p))
+_v("scan", "triton", 2, "chunked_scan", {"BLOCK_D": (64, 128, 32), "CHUNK": (64, 128, 256), "NUM_WARPS": (4, 8)},
+   mem=0.86, comp=0.7, ops=("mamba_scan",), threads=_warps,
+   smem=lambda p, e, d: p["CHUNK"] * (2 * d["N"] * e + 8) * 2,
+   regs=lambda p, e, d: 32 + p["BLOCK_D"] * d["N"] // _warps(p))
+
+# ------------------------------------------------------------------------------------------------------- conv
+_v("conv", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.4, comp=0.35, threads=_nthreads)
+_v("conv", "cuda", 1, "smem_tiled", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 8)},
+   mem=0.7, comp=0.75, static=True, threads=_warps,
+   smem=lambda p, e, d: (p["BLOCK_M"] + p["BLOCK_N"]) * min(d["C"] * d["TAPS"], 32) * e + d["TAPS"] * p["BLOCK_N"] * e)
+_v("conv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": (128, 256, 512)}, mem=0.9, comp=0.6,
+   ops=("conv1d_causal",), threads=_nthreads, regs=lambda p, e, d: 32 + p["VEC"] * (d["TAPS"] + 1))
+_v("conv", "cuda", 3, "implicit_gemm", _MMA, tc=True, mem=0.85, comp=0.7, ops=("conv2d_nhwc",),
+   smem=lambda p, e, d: _ab_tiles(p, e), threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("conv", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.82, requires=("cp_async",),
+   ops=("conv2d_nhwc",), smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_v("conv", "triton", 0, "naive", {"BLOCK_M": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
+_v("conv", "triton", 1, "blocked", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "BLOCK_K": (32, 64),
+                                    "NUM_WARPS": (4, 8), "NUM_STAGES": (2, 3, 4)},
+   tc=True, mem=0.86, comp=0.75, threads=_warps, smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e),
+   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+
+VARIANTS: tuple[Variant, ...] = tuple(_ALL)
+KERNEL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(v.kernel_class for v in VARIANTS))
+_BY_KEY = {(v.kernel_class, v.tag, next(iter(v.impls))): v for v in VARIANTS}
+assert len(_BY_KEY) == len(VARIANTS), "duplicate (kernel_class, tag, impl)"
+
+
+def variant(kernel_class: str, tag: str, impl: str) -> Variant:
+    """The variant with this (kernel_class, tag, impl); KeyError names what is missing."""
+    try:
+        return _BY_KEY[(kernel_class, tag, impl)]
+    except KeyError:
+        raise KeyError(f"no variant {tag!r} for kernel class {kernel_class!r} in {impl}") from None
+
+
+def variants_for(op_name: str, impl: str) -> list[Variant]:
+    """The variants an engineer can write for `op_name` in `impl`, ordered by level (then catalog order)."""
+    op = OPS[op_name]
+    if impl not in op.impls:
+        raise ValueError(f"{op_name} has no {impl} implementation (impls: {', '.join(op.impls)})")
+    found = [v for v in VARIANTS if v.kernel_class == op.kernel_class and impl in v.impls
+             and (not v.ops or op_name in v.ops) and (not v.dtypes or set(v.dtypes) & set(op.dtypes))]
+    return sorted(found, key=lambda v: v.level)
+
+
+def legal_on(variant: Variant, gpu: GPU | str, dtype: str) -> bool:
+    """True when `gpu` has every feature the variant needs for `dtype` (and the variant applies to `dtype`)."""
+    g = GPUS[gpu] if isinstance(gpu, str) else gpu
+    if variant.dtypes and dtype not in variant.dtypes:
+        return False
+    return variant.requires_for(dtype) <= g.features
+
+
+def check_params(variant: Variant, params: Params) -> None:
+    """Raise ValueError unless `params` names exactly the variant's tunables with legal values."""
+    if set(params) != set(variant.params):
+        raise ValueError(f"{variant.tag}: params {sorted(params)} != tunables {sorted(variant.params)}")
+    for k, v in params.items():
+        if v not in variant.params[k]:
+            raise ValueError(f"{variant.tag}: {k}={v} not in {variant.params[k]}")
+
+
+def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, task=None) -> str | None:
+    """None when the kernel can launch on `gpu`, else the reason, worded as the failing tool reports it.
+
+    Checked in the order the toolchain hits them: static shared memory (ptxas), then threads, registers and
+    dynamic shared memory at launch (CUDA runtime) or Triton's OutOfResources. Pass `task` for the exact
+    shape-dependent figures (head dim, row length); without it, DEFAULT_DIMS are assumed."""
+    g = GPUS[gpu] if isinstance(gpu, str) else gpu
+    smem = variant.smem_bytes(params, dtype, task)
+    threads = variant.threads(params)
+    regs = min(255, variant.regs_per_thread(params, dtype, task))
+    triton = "triton" in variant.impls
+    if variant.static_smem and smem > g.smem_static_max:
+        return (f"ptxas error   : Entry function uses too much shared data "
+                f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
+    if threads > 1024:
+        return f"invalid configuration argument: {threads} threads per block > 1024"
+    if not triton and regs * threads > g.regs_per_sm:  # Triton caps registers by num_warps and spills instead
+        return (f"too many resources requested for launch: {regs} registers x {threads} threads "
+                f"> {g.regs_per_sm} per block")
+    if not variant.static_smem and smem > g.smem_dyn_max:
+        if triton:
+            return (f"out of resource: shared memory, Required: {smem}, Hardware limit: {g.smem_dyn_max}. "
+                    f"Reducing block sizes or `num_stages` may help.")
+        return (f"invalid argument: {smem} bytes of dynamic shared memory > {g.smem_dyn_max} "
+                f"(cudaFuncAttributeMaxDynamicSharedMemorySize)")
+    return None

@@ -1,1 +1,83 @@
-"""Kernel source rendering (CUDA and Triton)."""
+"""Kernel source rendering (CUDA and Triton): (task, variant, params) -> the full text of one candidate.
+
+Rendering is pure and cheap (templates are parsed once), so the session simulator can call it for every
+step; `faults.inject` then edits the rendered text, and `audit` compiles it with the real tools.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from generator.kernels import templating
+from generator.kernels.templating import TEMPLATE_ROOT, TemplateError
+
+__all__ = ["Source", "TemplateError", "compile_arch", "render", "full_params"]
+
+_SUFFIX = {"cuda": ".cu", "triton": ".py"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One rendered candidate: the text and what a compiler needs to know to build it."""
+
+    text: str
+    filename: str        # e.g. "flash_decode_split_kv.cu": the name nvcc/Triton diagnostics print
+    lang: str            # "cuda" | "triton"
+    compile_arch: str    # the -gencode target ("sm_90a", "sm_120a", "sm_86"); Triton uses its cc
+
+
+def compile_arch(gpu, requires: frozenset[str]) -> str:
+    """The GPU's own arch, except that fp4 mma on sm_120 needs the arch-specific sm_120a target."""
+    if gpu.arch == "sm_120" and "fp4_mma" in requires:
+        return "sm_120a"
+    return gpu.arch
+
+
+def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
+    """The variant's defaults overlaid with `params`, in the variant's declared order."""
+    unknown = set(params) - set(variant.params)
+    if unknown:
+        raise TemplateError(f"{variant.kernel_class}/{variant.tag}: unknown parameter(s) {sorted(unknown)}; "
+                            f"tunables are {list(variant.params)}")
+    return {name: params.get(name, values[0]) for name, values in variant.params.items()}
+
+
+def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE_ROOT) -> Source:
+    """The full source of `variant` for `task` at `params` (missing params take the variant's defaults)."""
+    from generator.hardware import GPUS
+    from generator.ops import OPS
+
+    gpu, op, lang = GPUS[task.gpu], OPS[task.op], task.impl
+    if lang not in _SUFFIX:
+        raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
+    tuned = full_params(variant, params)
+    arch = compile_arch(gpu, variant.requires_for(task.dtype))
+    values = {
+        "OP": task.op, "VARIANT": variant.tag, "KERNEL_CLASS": variant.kernel_class,
+        "KERNEL_NAME": f"{task.op}_{variant.tag}", "GPU": gpu.name, "GPU_DISPLAY": gpu.display,
+        "ARCH": arch, "CC": str(gpu.cc), "DTYPE": task.dtype, "SIGNATURE": op.signature(lang, task.dtype),
+        "TUNED_CONSTANTS": templating.tuned_constants(tuned, lang),
+    }
+    values.update((f"SHAPE_{k}", str(v)) for k, v in task.shape)
+    values.update((k, templating.literal(v, lang)) for k, v in tuned.items())
+    if lang == "cuda":
+        values["PRELUDE"] = templating.prelude(task.dtype)
+        values["SCALAR_T"] = templating.C_TYPES[task.dtype]
+    else:
+        values["TL_DTYPE"] = templating.TL_DTYPES[task.dtype]
+        values["TL_SIG"] = templating.TL_SIGS[task.dtype]
+
+    main_path = templating.template_path(lang, variant.kernel_class, variant.tag, root)
+    names = tuple(tuned)
+    templating.check_tuned_lines(main_path, names)
+    main = templating.load(main_path)
+    if "OP_SNIPPET" in main.lines_of:
+        snippet = templating.snippet_path(lang, variant.kernel_class, task.op, root)
+        if snippet is None:
+            raise TemplateError(f"{main.where('OP_SNIPPET')}: {{{{OP_SNIPPET}}}} used but neither "
+                                f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")
+        templating.check_tuned_lines(snippet, names)
+        values["OP_SNIPPET"] = templating.load(snippet).render(values).rstrip("\n")
+    text = main.render(values)
+    return Source(text=text, filename=f"{task.op}_{variant.tag}{_SUFFIX[lang]}", lang=lang, compile_arch=arch)

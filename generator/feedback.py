@@ -1,0 +1,122 @@
+"""The environment's reply to a candidate: the text after `[t+H:MM:SS] RESULT <status>`.
+
+Compile errors are printed the way the real tool prints them (the diagnostic `faults` predicted, with nvcc's
+source line, caret and error-count trailer, ptxas's fatal line, Triton's `CompilationError` excerpt); launch
+failures as the runtime reports them; wrong results as a correctness report whose numbers fit the bug; ok
+results as a benchmark report built from `perf.achieved`. Called for every step of every session (~180K times),
+so it is string formatting only.
+"""
+from __future__ import annotations
+
+import math
+
+from generator.hardware import GPUS
+
+# Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
+TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),
+              "int8": (5e-2, 2e-2), "int4": (5e-2, 2e-2), "fp4": (1e-1, 1e-1)}
+
+
+def result_line(elapsed_s: float, status: str) -> str:
+    """`[t+H:MM:SS] RESULT ok`: the first line of every feedback turn."""
+    s = int(elapsed_s)
+    return f"[t+{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}] RESULT {status}"
+
+
+def tolerance_text(task) -> str:
+    atol, rtol = TOLERANCES[task.dtype]
+    return (f"elementwise against a float64 reference, pass if |out - ref| <= atol + rtol * |ref| with "
+            f"atol={atol:g}, rtol={rtol:g} ({task.dtype}).")
+
+
+def _output_numel(task) -> int:
+    """A plausible output size: the shape without its reduction-like dims (display only)."""
+    reduce = {"K", "T", "P", "L", "S", "SK", "TAPS", "E", "V"}
+    sizes = [v for k, v in task.shape if k not in reduce] or [v for _k, v in task.shape]
+    return max(1, math.prod(sizes))
+
+
+def _compile_error(task, expected) -> str:
+    if expected.tool == "nvcc":
+        plural = "error" if expected.n_errors == 1 else "errors"
+        name = expected.message.split("(", 1)[0]
+        return (f"{expected.message}\n{expected.context}\n\n"
+                f"{expected.n_errors} {plural} detected in the compilation of \"{name}\".")
+    if expected.tool == "ptxas":
+        return "\n".join(x for x in (expected.message, expected.context) if x)
+    if expected.tool == "triton":
+        return f"triton.compiler.errors.CompilationError: {expected.message}\n{expected.context}"
+    # runtime: the candidate compiled but could not be launched
+    gpu = GPUS[task.gpu]
+    if expected.kind == "triton_out_of_resources":
+        return expected.message
+    detail = f"\n  ({expected.context})" if expected.context else ""
+    return (f"compile: ok ({gpu.arch})\nlaunch: FAILED\nRuntimeError: {expected.message}{detail}")
+
+
+def _correctness(task, kind: str | None, rng) -> str:
+    atol, rtol = TOLERANCES[task.dtype]
+    n = _output_numel(task)
+    u = rng.random(4) if rng is not None else (0.5, 0.5, 0.5, 0.5)
+    if kind == "off_by_one_mask":
+        bad = max(1, int(n * 10 ** (-3 - 2 * u[0])))
+        first = n - bad if u[1] < 0.5 else int(n * u[1]) | 1
+        err = 10 ** (0.5 + 2 * u[2])
+    elif kind == "dropped_scale":
+        bad = int(n * (0.97 + 0.03 * u[0]))
+        first = int(3 * u[1])
+        err = 10 ** (-0.3 + 2.0 * u[2])
+    elif kind == "wrong_stride":
+        bad = int(n * (0.5 + 0.45 * u[0]))
+        row = max(1, int(math.sqrt(n)))
+        first = row * (1 + int(3 * u[1]))
+        err = 10 ** (0.5 * u[2])
+    elif kind == "racy_reduction":
+        bad = max(1, int(n * (0.01 + 0.3 * u[0])))
+        first = int(n * u[1] * 0.1)
+        err = 10 ** (-1.5 + 1.5 * u[2])
+    else:   # missing barrier and anything else: sporadic stale reads
+        bad = max(1, int(n * 10 ** (-2.5 + 2 * u[0])))
+        first = int(n * u[1])
+        err = 10 ** (-1 + 1.5 * u[2])
+    bad = min(bad, n)
+    first = min(first, n - 1)
+    rel = err / max(1e-3, 0.2 + u[3])
+    return (f"compile: ok\ncorrectness: FAILED\n"
+            f"  max_abs_err = {err:.4g} (atol = {atol:g}), max_rel_err = {rel:.4g} (rtol = {rtol:g})\n"
+            f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}")
+
+
+def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
+    from generator import perf
+
+    atol, rtol = TOLERANCES[task.dtype]
+    u = rng.random() if rng is not None else 0.5
+    err = atol * 10 ** (-2.0 + 1.5 * u)
+    gpu = GPUS[task.gpu]
+    ach = perf.achieved(task, time_ms)
+    lines = ["compile: ok", f"correctness: ok (max_abs_err = {err:.3g} <= atol = {atol:g})",
+             f"time: {time_ms:.4f} ms (median of 100 runs)"]
+    speed = f"speedup: {baseline_ms / time_ms:.2f}x vs baseline ({baseline_ms:.4f} ms)"
+    if best_ms is not None:
+        speed += f", {best_ms / time_ms:.2f}x vs best so far ({best_ms:.4f} ms)"
+    lines.append(speed)
+    bw = ach["bandwidth_frac"] * gpu.dram_gbps
+    if ach["bound"] == "memory":
+        lines.append(f"achieved: {bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth "
+                     f"({gpu.dram_gbps:.0f} GB/s); {ach['tflops']:.2f} TFLOPS")
+    else:
+        lines.append(f"achieved: {ach['tflops']:.1f} TFLOPS = {100 * ach['compute_frac']:.1f}% of peak; "
+                     f"{bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth")
+    return "\n".join(lines)
+
+
+def feedback_text(task, expected, *, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:
+    """The body after the RESULT line for one step (see the module docstring)."""
+    if expected.status == "compile_error":
+        return _compile_error(task, expected)
+    if expected.status == "wrong_result":
+        return _correctness(task, expected.kind, rng)
+    if time_ms is None or baseline_ms is None:
+        raise ValueError("an ok result needs time_ms and baseline_ms for its benchmark report")
+    return _benchmark(task, time_ms, baseline_ms, best_ms, rng)

@@ -1,0 +1,780 @@
+"""Realistic faults as real edits of rendered sources, with the diagnostic the real tool prints.
+
+Two ways a candidate fails:
+- `inject(source, kind, rng)` edits the text (a typo, a dropped `;`, a deleted barrier, ...). Sites are found
+  by pattern in the rendered text; a kind with no site raises `NoFaultSite` (use `applicable_kinds(source)` to
+  pick a kind that has one).
+- `expect_clean(source, task, variant, params)` says what an *unedited* render does on its GPU: ok, or an
+  outcome of the choice itself (`OUTCOME_KINDS`: an arch-gated instruction on a GPU without it, dynamic shared
+  memory over the per-block cap, Triton shared memory over the hardware limit, fp8 on cc 80/86).
+The predicted texts were fixed by experiment with nvcc 13.0 and Triton 3.9 (`audit-compile` re-checks them).
+Line numbers are 1-based in the shown source; Triton's `at L:C:` counts the `def` line as 1 (col 0-based).
+"""
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from generator.kernels import Source
+
+FAULT_KINDS = (
+    "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
+    "static_smem_overflow", "triton_compilation_error", "triton_fp8_unsupported",
+    "dyn_smem_over_cap", "triton_out_of_resources",
+    "missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction",
+)
+WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
+OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources")
+TEXT_KINDS = {
+    "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
+             "static_smem_overflow") + WRONG_RESULT_KINDS,
+    "triton": ("triton_compilation_error", "triton_fp8_unsupported", "off_by_one_mask", "wrong_stride",
+               "dropped_scale", "racy_reduction"),
+}
+STATIC_SMEM_LIMIT = {"sm_90a": 0x38C00, "sm_100a": 0x38C00, "sm_120a": 0x18C00}   # else 0xC000 (48 KB)
+TRITON_SMEM_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the real tool does with a candidate."""
+
+    status: str              # ok | compile_error | wrong_result
+    kind: str | None         # a FAULT_KINDS entry, None when clean
+    tool: str                # nvcc | ptxas | triton | runtime | check
+    line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
+    message: str             # the first diagnostic line as printed
+    context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
+    n_errors: int = 1        # nvcc's "N errors detected" count
+
+
+OK = Expected("ok", None, "check", None, "")
+
+
+class NoFaultSite(ValueError):
+    """The source has no place where this fault kind can be made."""
+
+
+# ---- scanning C/Python text ------------------------------------------------------------------------------
+
+_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*(?:\\\n[^\n]*)*',
+                       re.S | re.M)
+_PY_TOKENS = re.compile(r'#[^\n]*|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+
+
+@lru_cache(maxsize=64)
+def code_view(text: str, lang: str) -> str:
+    """`text` with comments, string literals and (C) preprocessor lines blanked, same offsets and newlines."""
+    pattern = _C_TOKENS if lang == "cuda" else _PY_TOKENS
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1)
+
+
+def _line_text(text: str, line: int) -> str:
+    return text.split("\n")[line - 1]
+
+
+def _identifiers(code: str) -> set[str]:
+    return set(re.findall(r"\b[A-Za-z_]\w*\b", code))
+
+
+def _block_end(code: str, pos: int) -> int:
+    """Offset of the `}` closing the block that contains `pos` (len(code) at file scope)."""
+    depth = 0
+    for m in re.finditer(r"[{}]", code[pos:]):
+        depth += 1 if m.group(0) == "{" else -1
+        if depth < 0:
+            return pos + m.start()
+    return len(code)
+
+
+def _uses(code: str, name: str, start: int, end: int) -> list[re.Match]:
+    """Occurrences of `name` as a value (not a member, not a call) in code[start:end]."""
+    pat = re.compile(rf"(?<![\w.>:]){re.escape(name)}\b(?!\s*\()")
+    return [m for m in pat.finditer(code, start, end) if not code[max(0, m.start() - 2):m.start()].endswith("->")]
+
+
+# CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
+_CUDA_MACROS = {
+    "__global__": "__attribute__((global))", "__device__": "__attribute__((device))",
+    "__host__": "__attribute__((host))", "__shared__": "__attribute__((shared))",
+    "__constant__": "__attribute__((constant))", "__forceinline__": "__inline__ __attribute__((always_inline))",
+    "__noinline__": "__attribute__((noinline))",
+}
+
+
+@lru_cache(maxsize=64)
+def _macros(text: str) -> dict[str, str]:
+    """Object-like `#define NAME VALUE` of the source, fully expanded."""
+    raw = dict(re.findall(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$",
+                          text, re.M))
+    out = dict(_CUDA_MACROS)
+    for name in raw:
+        value, seen = raw[name], {name}
+        for _ in range(8):
+            new = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: m.group(0) if m.group(0) in seen
+                         else raw.get(m.group(0), m.group(0)), value)
+            if new == value:
+                break
+            value = new
+        out[name] = value
+    return out
+
+
+def _display(source: Source, line: int, col: int) -> str:
+    """The source line and caret as nvcc prints them: preprocessed (macros expanded, comments gone)."""
+    code_line = _line_text(code_view(source.text, "cuda"), line).rstrip()
+    macros = _macros(source.text)
+    out, shift, last = [], 0, 0
+    for m in re.finditer(r"\b[A-Za-z_]\w*\b", code_line):
+        value = macros.get(m.group(0))
+        if value is None:
+            continue
+        out.append(code_line[last:m.start()] + value)
+        if m.start() < col:
+            shift += len(value) - len(m.group(0))
+        last = m.end()
+    shown = "".join(out) + code_line[last:]
+    return f"  {shown}\n  {' ' * (col + shift)}^"
+
+
+def _nvcc(source: Source, kind: str, pos: int, text: str, message: str, n_errors: int = 1) -> Expected:
+    """An nvcc front-end error at offset `pos` of the edited text."""
+    edited = replace(source, text=text)
+    line, col = _line_col(text, pos)
+    context = _display(edited, line, col)
+    return Expected("compile_error", kind, "nvcc", line, f"{source.filename}({line}): error: {message}",
+                    context, n_errors)
+
+
+def _typo(name: str, rng, taken: set[str]) -> str | None:
+    """A plausible misspelling: swapped neighbours, a dropped or a doubled letter."""
+    options = []
+    for i in range(1, len(name) - 1):
+        if name[i] != name[i + 1]:
+            options.append(name[:i] + name[i + 1] + name[i] + name[i + 2:])
+    options += [name[:i] + name[i + 1:] for i in range(1, len(name))]
+    options += [name[:i] + name[i] + name[i:] for i in range(1, len(name)) if name[i].isalpha()]
+    options = [o for o in dict.fromkeys(options) if o not in taken and o != name and re.fullmatch(r"[A-Za-z_]\w*", o)]
+    return options[int(rng.integers(len(options)))] if options else None
+
+
+def _pick(sites: list, kind: str, source: Source, rng):
+    if not sites:
+        raise NoFaultSite(f"{source.filename}: no site for fault kind {kind!r} in this {source.lang} source")
+    return sites[int(rng.integers(len(sites)))]
+
+
+# ---- CUDA compile faults ---------------------------------------------------------------------------------
+
+_C_KEYWORDS = {"return", "else", "case", "goto", "delete", "new", "throw", "typedef", "using", "sizeof", "if",
+               "while", "for", "switch", "do", "const", "constexpr", "static", "volatile", "unsigned", "signed",
+               "struct", "class", "template", "typename", "namespace", "asm", "auto", "break", "continue"}
+_DECL = re.compile(r"(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*\**\s*(?:__restrict__\s+)?"
+                   r"([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)")
+
+
+def _declarations(code: str) -> list[tuple[str, str, int]]:
+    """(type, name, offset of name) for local-looking declarations."""
+    out = []
+    for m in _DECL.finditer(code):
+        typ, name = m.group(1), m.group(2)
+        if typ in _C_KEYWORDS or name in _C_KEYWORDS or typ == "return":
+            continue
+        out.append((typ, name, m.start(2)))
+    return out
+
+
+def _undefined_identifier(source: Source, rng) -> Expected | tuple:
+    code = code_view(source.text, "cuda")
+    taken = _identifiers(source.text)
+    sites = []
+    for _typ, name, pos in _declarations(code):
+        if len(name) < 3:
+            continue
+        end = _block_end(code, pos)
+        sites += [(name, m.start()) for m in _uses(code, name, pos + len(name), end)]
+    name, pos = _pick(sites, "undefined_identifier", source, rng)
+    typo = _typo(name, rng, taken) or name + "_"
+    text = source.text[:pos] + typo + source.text[pos + len(name):]
+    return text, _nvcc(source, "undefined_identifier", pos, text, f'identifier "{typo}" is undefined')
+
+
+def _missing_semicolon(source: Source, rng):
+    code = code_view(source.text, "cuda")
+    lines = code.split("\n")
+    raw_lines = source.text.split("\n")
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln) + 1)
+    sites = []
+    for i, ln in enumerate(lines):
+        s = ln.strip()
+        if (not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
+                or re.fullmatch(r"(return|break|continue)\s*;", s) or "{" in s):
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            if raw_lines[j].strip().startswith("#"):
+                break
+            j += 1
+        if j >= len(lines) or raw_lines[j].strip().startswith("#"):
+            continue
+        nxt = lines[j].lstrip()
+        if not re.match(r"[A-Za-z_}]", nxt) or re.match(r"(else|while)\b", nxt):
+            continue
+        sites.append((i, j))
+    i, j = _pick(sites, "missing_semicolon", source, rng)
+    semi = offsets[i] + lines[i].rindex(";")
+    text = source.text[:semi] + source.text[semi + 1:]
+    tok = offsets[j] - 1 + (len(lines[j]) - len(lines[j].lstrip()))
+    # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
+    n_errors = 1
+    decl = _DECL.match(lines[j].lstrip())
+    if decl and decl.group(1) not in _C_KEYWORDS:
+        start = offsets[j] - 1 + len(lines[j])
+        n_errors += len(_uses(code_view(text, "cuda"), decl.group(2), start, _block_end(code_view(text, "cuda"), start)))
+    return text, _nvcc(source, "missing_semicolon", tok, text, 'expected a ";"', n_errors)
+
+
+_LITERAL_TYPES = (("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
+                  ("int", r"-?\d+"))
+_VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
+
+
+def _type_mismatch(source: Source, rng):
+    code = code_view(source.text, "cuda")
+    sites = []
+    for m in re.finditer(r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;", code):
+        lit_type = next((t for t, pat in _LITERAL_TYPES if re.fullmatch(pat, m.group(4))), None)
+        if lit_type and not code[:m.start()].rstrip().endswith(("const", "constexpr", "static", "(")):
+            sites.append((m, lit_type))
+    m, lit_type = _pick(sites, "type_mismatch", source, rng)
+    new_type = _VECTOR_TYPES[int(rng.integers(len(_VECTOR_TYPES)))]
+    text = source.text[:m.start(1)] + new_type + source.text[m.end(1):]
+    delta = len(new_type) - len(m.group(1))
+    init = m.start(4) + delta
+    edited_code = code_view(text, "cuda")
+    name_end = m.end(3) + delta
+    n_errors = 1 + len(_uses(edited_code, m.group(3), name_end, _block_end(edited_code, name_end)))
+    return text, _nvcc(source, "type_mismatch", init, text,
+                       f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
+
+
+_LAUNCH = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
+
+
+def _split_args(s: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def _wrong_template_arg(source: Source, rng):
+    code = code_view(source.text, "cuda")
+    sites = [m for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
+    m = _pick(sites, "wrong_template_arg", source, rng)
+    args = _split_args(source.text[m.start(2):m.end(2)])
+    choice = int(rng.integers(3))
+    if choice == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
+        new = args[:-1]
+    elif choice == 1 and re.fullmatch(r"[\w\s*+()/-]+", args[0]) and not re.search(r"\b(typename|class)\b", code):
+        new = ["float"] + args[1:]
+    else:
+        new = args + [args[-1]]
+    text = source.text[:m.start(2)] + ", ".join(new) + source.text[m.end(2):]
+    expected = _nvcc(source, "wrong_template_arg", m.start(1), text,
+                     f'no instance of function template "{m.group(1)}" matches the argument list')
+    arg_types = _launch_arg_types(code, m.end())
+    if arg_types is None:
+        return text, expected
+    return text, replace(expected, context=f"            argument types are: ({', '.join(arg_types)})\n"
+                                           + expected.context)
+
+
+def _has_default_targs(code: str, kernel: str) -> bool:
+    m = re.search(rf"template\s*<([^>]*)>\s*(?:__global__|static|__launch_bounds__|\s|\w|\(|\))*?\b{kernel}\s*\(", code)
+    return bool(m and "=" in m.group(1))
+
+
+def _launch_arg_types(code: str, launch_end: int) -> list[str] | None:
+    """EDG's 'argument types are' list when every kernel argument is a plainly declared name."""
+    close = code.find(">>>", launch_end)
+    paren = code.find("(", close)
+    depth, i = 0, paren
+    while i < len(code):
+        depth += {"(": 1, ")": -1}.get(code[i], 0)
+        if depth == 0:
+            break
+        i += 1
+    args = _split_args(code[paren + 1:i])
+    decls = {}
+    for m in re.finditer(r"((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*(?:__restrict__\s+)?\b([A-Za-z_]\w*)\s*(?=[,)=;])",
+                         code[:paren]):
+        decls[m.group(2)] = m.group(1)
+    out = []
+    for a in args:
+        if re.fullmatch(r"-?\d+", a):
+            out.append("int")
+        elif a in decls and decls[a].split()[0] not in _C_KEYWORDS | {"return"}:
+            t = re.sub(r"\s*(\*+)", r" \1", decls[a].strip())
+            out.append(t)
+        else:
+            return None
+    return out
+
+
+_TYPE_SIZES = {"float": 4, "int": 4, "unsigned": 4, "uint32_t": 4, "int32_t": 4, "acc_t": 4, "half": 2,
+               "__half": 2, "__nv_bfloat16": 2, "short": 2, "half2": 4, "__half2": 4, "__nv_bfloat162": 4,
+               "float2": 8, "float4": 16, "int4": 16, "uint4": 16, "uint2": 8, "double": 8, "int64_t": 8,
+               "uint64_t": 8, "char": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1}
+_SHARED = re.compile(r"(?<!extern )__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)"
+                     r"\s*((?:\[[^\]]+\])+)\s*;")
+
+
+def _type_size(text: str, typ: str) -> int | None:
+    for _ in range(4):
+        if typ in _TYPE_SIZES:
+            return _TYPE_SIZES[typ]
+        m = re.search(rf"typedef\s+([\w\s]+?)\s+{typ}\s*;|using\s+{typ}\s*=\s*([\w\s]+?)\s*;", text)
+        if not m:
+            return None
+        typ = (m.group(1) or m.group(2)).split()[-1]
+    return None
+
+
+def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: macros.get(m.group(0), m.group(0)), expr)
+    expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
+    if not re.fullmatch(r"[\d\s+\-*/%()<>]+", expr):
+        return None
+    try:
+        return int(eval(expr.replace("/", "//"), {"__builtins__": {}}))   # digits and operators only
+    except Exception:
+        return None
+
+
+def _static_smem_overflow(source: Source, rng):
+    code = code_view(source.text, "cuda")
+    macros = _constants(source.text)
+    kernels = _kernels(code)
+    sites = []
+    for m in _SHARED.finditer(source.text):
+        if code[m.start():m.start() + 10] != "__shared__":
+            continue
+        size = _type_size(source.text, m.group(1))
+        kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
+        if size and kernel and len(_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
+            sites.append((m, size, kernel))
+    m, size, kernel = _pick(sites, "static_smem_overflow", source, rng)
+    limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
+    target = limit + 1024 * int(rng.choice([4, 16, 32, 64]))
+    dims = re.findall(r"\[([^\]]+)\]", m.group(3))
+    inner = 1
+    for d in dims[1:]:
+        inner *= _int_eval(d, macros) or 1
+    first = -(-target // (size * inner))
+    new_decl = source.text[m.start():m.start(3)] + f"[{first}]" + "".join(f"[{d}]" for d in dims[1:]) + ";"
+    text = source.text[:m.start()] + new_decl + source.text[m.end():]
+    total = first * inner * size
+    for other in _SHARED.finditer(source.text, kernel[1], kernel[2]):
+        if other.start() != m.start():
+            n = 1
+            for d in re.findall(r"\[([^\]]+)\]", other.group(3)):
+                n *= _int_eval(d, macros) or 0
+            total += n * (_type_size(source.text, other.group(1)) or 0)
+    entry = _mangle(source.text, code, kernel)
+    msg = f"ptxas error   : Entry function '{entry}' uses too much shared data (0x{total:x} bytes, 0x{limit:x} max)"
+    return text, Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
+
+
+@lru_cache(maxsize=64)
+def _constants(text: str) -> dict[str, str]:
+    """Macros plus `constexpr int NAME = ...;` values, for evaluating array sizes."""
+    out = dict(_macros(text))
+    for m in re.finditer(r"constexpr\s+(?:int|unsigned|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
+        out.setdefault(m.group(1), f"({m.group(2)})")
+    return out
+
+
+_KERNEL = re.compile(r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+                     r"(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{")
+
+
+def _kernels(code: str) -> list[tuple[re.Match, int, int]]:
+    """(header match, body start, body end) of each `__global__` function."""
+    out = []
+    for m in _KERNEL.finditer(code):
+        out.append((m, m.end(), _block_end(code, m.end())))
+    return out
+
+
+# ---- Itanium mangling of a kernel name (ptxas prints it) -------------------------------------------------
+
+_BUILTIN = {"void": "v", "bool": "b", "char": "c", "signed char": "a", "unsigned char": "h", "short": "s",
+            "unsigned short": "t", "int": "i", "unsigned int": "j", "unsigned": "j", "long": "l",
+            "unsigned long": "m", "long long": "x", "unsigned long long": "y", "float": "f", "double": "d",
+            "int8_t": "a", "uint8_t": "h", "int16_t": "s", "uint16_t": "t", "int32_t": "i", "uint32_t": "j",
+            "int64_t": "l", "uint64_t": "m", "size_t": "m", "acc_t": "f"}
+_CLASS_ALIASES = {"half": "__half", "half2": "__half2", "CUtensorMap": "CUtensorMap_st"}
+
+
+def _mangle(text: str, code: str, kernel) -> str:
+    header = kernel[0]
+    name, tparams, params = header.group(2), header.group(1), header.group(3)
+    subs: list = []
+
+    def ref(i: int) -> str:
+        return "S_" if i == 0 else f"S{i - 1}_"
+
+    def enc(t) -> str:
+        if t[0] == "builtin":
+            return t[1]
+        if t in subs:
+            return ref(subs.index(t))
+        if t[0] == "class":
+            s = f"{len(t[1])}{t[1]}"
+        elif t[0] == "tparam":
+            s = "T_" if t[1] == 0 else f"T{t[1] - 1}_"
+        else:
+            s = t[0] + enc(t[1])
+        subs.append(t)
+        return s
+
+    tnames = [re.sub(r"=.*", "", p).split()[-1] for p in tparams.split(",")] if tparams else []
+
+    def parse(decl: str):
+        decl = re.sub(r"\b(__restrict__|__grid_constant__|volatile)\b", " ", decl)
+        ptrs = decl.count("*")
+        words = decl.replace("*", " * ").split()
+        names = [w for w in words if w != "*"]
+        const_inner = "const" in names[: max(1, len(names) - 1)] and ptrs > 0
+        base_words = [w for w in names if w not in ("const",)]
+        if len(base_words) > 1:
+            base_words = base_words[:-1]          # drop the parameter name
+        base = " ".join(base_words)
+        base = _resolve(text, base)
+        if base in tnames:
+            t = ("tparam", tnames.index(base))
+        elif base in _BUILTIN:
+            t = ("builtin", _BUILTIN[base])
+        else:
+            t = ("class", _CLASS_ALIASES.get(base, base))
+        if const_inner:
+            t = ("K", t)
+        for _ in range(ptrs):
+            t = ("P", t)
+        return t
+
+    out = f"_Z{len(name)}{name}"
+    if tparams is not None:
+        subs.append(("tname", name))
+        launch = re.search(rf"(?<![\w.]){name}\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<", code)
+        targs = _split_args(launch.group(1)) if launch else []
+        consts = _constants(text)
+        enc_args = []
+        for a in targs:
+            v = _int_eval(a, consts)
+            enc_args.append(f"Li{v}E" if v is not None else enc(parse(a + " x")))
+        out += "I" + "".join(enc_args) + "Ev"
+    plist = [p for p in _split_args(params) if p and p != "void"]
+    return out + ("".join(enc(parse(p)) for p in plist) if plist else "v")
+
+
+def _resolve(text: str, typ: str) -> str:
+    for _ in range(4):
+        if typ in _BUILTIN or typ in _CLASS_ALIASES:
+            return typ
+        m = re.search(rf"typedef\s+([\w\s]+?)\s+{re.escape(typ)}\s*;", text)
+        if not m:
+            return typ
+        typ = m.group(1).strip()
+    return typ
+
+
+# ---- wrong-result faults (compile fine) ------------------------------------------------------------------
+
+def _wrong(kind: str) -> Expected:
+    return Expected("wrong_result", kind, "check", None, "")
+
+
+def _missing_syncthreads(source: Source, rng):
+    sites = [m for m in re.finditer(r"^[ \t]*__syncthreads\(\);[ \t]*\n", source.text, re.M)]
+    m = _pick(sites, "missing_syncthreads", source, rng)
+    return source.text[:m.start()] + source.text[m.end():], _wrong("missing_syncthreads")
+
+
+def _off_by_one_mask(source: Source, rng):
+    code = code_view(source.text, source.lang)
+    sites = []
+    if source.lang == "cuda":
+        for cond in re.finditer(r"\bif\s*\(", code):
+            end = code.find(")", cond.end())
+            while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
+                end = code.find(")", end + 1)
+            sites += [m.start(1) for m in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", code[:end]) if m.start() >= cond.end()
+                      and code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
+    else:
+        for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
+            sites += [m.start() + c.start(1) for c in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", m.group(0))
+                      if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
+    pos = _pick(sites, "off_by_one_mask", source, rng)
+    return source.text[:pos] + "<=" + source.text[pos + 1:], _wrong("off_by_one_mask")
+
+
+def _wrong_stride(source: Source, rng):
+    code = code_view(source.text, source.lang)
+    if source.lang == "cuda":
+        found = [m for sub in re.finditer(r"\[([^\[\]]+)\]", code)
+                 for m in re.finditer(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[\[(])", code[:sub.end()]) if m.start() >= sub.start()]
+    else:
+        found = list(re.finditer(r"\*\s*(stride_\w+)\b", code))
+    names = sorted({m.group(1) for m in found})
+    m = _pick(found, "wrong_stride", source, rng)
+    others = [n for n in names if n != m.group(1) and (n.startswith("stride") == m.group(1).startswith("stride"))]
+    new = others[int(rng.integers(len(others)))] if others else f"({m.group(1)} + 1)"
+    return source.text[:m.start(1)] + new + source.text[m.end(1):], _wrong("wrong_stride")
+
+
+_TYPE_BEFORE = re.compile(r"(?:\b(?:half|float|int|double|char|void|__half|__nv_bfloat16|half2|float2|float4|\w+_t)"
+                          r"|\bconst)\s*$")
+
+
+def _dropped_scale(source: Source, rng):
+    code = code_view(source.text, source.lang)
+    sites = []
+    for m in re.finditer(r"\s*\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])", code):
+        if _TYPE_BEFORE.search(code[:m.start()]) or code[m.start() - 1:m.start()] in "*/=":
+            continue
+        sites.append((m.start(), m.end()))
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*[Ss]cale\w*|[Ss]cale\w*)\s*\*\s*(?!=)", code):
+        if not _TYPE_BEFORE.search(code[:m.start()]) and not re.search(r"[\w)\]]\s*$", code[:m.start()]) \
+                and code[m.start() - 1:m.start()] not in "*/":
+            sites.append((m.start(), m.end()))
+    start, end = _pick(sites, "dropped_scale", source, rng)
+    return source.text[:start] + source.text[end:], _wrong("dropped_scale")
+
+
+def _racy_reduction(source: Source, rng):
+    code = code_view(source.text, source.lang)
+    name = r"atomicAdd" if source.lang == "cuda" else r"tl\.atomic_add"
+    sites = []
+    for m in re.finditer(rf"(?<![\w.]){name}\s*\(", code):
+        depth, i = 1, m.end()
+        while i < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[i], 0)
+            i += 1
+        args = _split_args(source.text[m.end():i - 1])
+        if len(args) >= 2 and re.match(r"\s*;|\s*$", code[i:i + 2]):
+            sites.append((m.start(), i, args))
+    if source.lang == "cuda":
+        sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0xffffffff|0xFFFFFFFF)", code)]
+    start, end, args = _pick(sites, "racy_reduction", source, rng)
+    if args is None:
+        new = "0x0000ffff"                       # half the warp leaves the exchange: lanes read stale values
+    elif source.lang == "cuda":
+        target = args[0][1:] if args[0].startswith("&") else f"*({args[0]})"
+        new = f"{target} += {args[1]}"
+    else:
+        kw = [a for a in args[2:] if a.startswith("mask")]
+        mask = f", {kw[0]}" if kw else ""
+        new = f"tl.store({args[0]}, tl.load({args[0]}{mask}) + {args[1]}{mask})"
+    return source.text[:start] + new + source.text[end:], _wrong("racy_reduction")
+
+
+# ---- Triton compile faults -------------------------------------------------------------------------------
+
+_JIT_DEF = re.compile(r"^@triton\.jit[^\n]*\n(def ([A-Za-z_]\w*_kernel)\s*\()", re.M)
+
+
+def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
+    """(name, offset of `def`, end of body) of each entry kernel."""
+    out = []
+    for m in _JIT_DEF.finditer(source.text):
+        body_end = re.search(r"^\S", source.text[m.end():], re.M)
+        out.append((m.group(2), m.start(1), m.end() + body_end.start() if body_end else len(source.text)))
+    return out
+
+
+def _triton_error(source: Source, kind: str, text: str, def_pos: int, pos: int, error: str) -> Expected:
+    line, col = _line_col(text, pos)
+    def_line = _line_col(text, def_pos)[0]
+    rel = line - def_line + 1
+    excerpt = "\n".join(text.split("\n")[def_line - 1:line])
+    context = f"{excerpt}\n{' ' * col}^\n{error}"
+    return Expected("compile_error", kind, "triton", line, f"at {rel}:{col}:", context)
+
+
+def _triton_compilation_error(source: Source, rng):
+    code = code_view(source.text, "triton")
+    taken = _identifiers(source.text)
+    sites = []
+    for _name, start, end in _triton_kernels(source):
+        for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
+            var = a.group(1)
+            if len(var) < 3:
+                continue
+            use = re.compile(rf"(?<![\w.]){var}\b(?!\s*=[^=])")
+            sites += [("name", start, u.start(), var) for u in use.finditer(code, start + a.end(), end)]
+        sites += [("arange", start, m.start(), m) for m in
+                  re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
+    what, def_pos, pos, arg = _pick(sites, "triton_compilation_error", source, rng)
+    if what == "name":
+        typo = _typo(arg, rng, taken) or arg + "_"
+        text = source.text[:pos] + typo + source.text[pos + len(arg):]
+        return text, _triton_error(source, "triton_compilation_error", text, def_pos, pos,
+                                   f"NameError('{typo} is not defined')")
+    bad = str(int(rng.choice([24, 48, 96, 100, 192])))
+    text = source.text[:arg.start(1)] + bad + source.text[arg.end(1):]
+    return text, _triton_error(source, "triton_compilation_error", text, def_pos, pos,
+                               "arange's range must be a power of 2")
+
+
+_FP8_REFUSED = ("type fp8e4nv not supported in this architecture. The supported fp8 dtypes are "
+                "('fp8e4b15', 'fp8e5')")
+
+
+def _triton_fp8_unsupported(source: Source, rng):
+    if _cc(source) >= 89:
+        raise NoFaultSite(f"{source.filename}: fp8e4nv compiles on {source.compile_arch}; no fault to make")
+    code = code_view(source.text, "triton")
+    sites = []
+    for _name, start, end in _triton_kernels(source):
+        sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\(tl\.(float16|bfloat16|float32)\)",
+                                                 code[:end]) if m.start() > start]
+    def_pos, m = _pick(sites, "triton_fp8_unsupported", source, rng)
+    new = f"{m.group(1)}.to(tl.float8e4nv)"
+    text = source.text[:m.start()] + new + source.text[m.end():]
+    return text, _triton_error(source, "triton_fp8_unsupported", text, def_pos, m.start(), _FP8_REFUSED)
+
+
+def _cc(source: Source) -> int:
+    return int(re.sub(r"\D", "", source.compile_arch))
+
+
+_INJECTORS = {
+    "undefined_identifier": _undefined_identifier, "missing_semicolon": _missing_semicolon,
+    "type_mismatch": _type_mismatch, "wrong_template_arg": _wrong_template_arg,
+    "static_smem_overflow": _static_smem_overflow, "missing_syncthreads": _missing_syncthreads,
+    "off_by_one_mask": _off_by_one_mask, "wrong_stride": _wrong_stride, "dropped_scale": _dropped_scale,
+    "racy_reduction": _racy_reduction, "triton_compilation_error": _triton_compilation_error,
+    "triton_fp8_unsupported": _triton_fp8_unsupported,
+}
+
+
+def inject(source: Source, kind: str, rng) -> tuple[Source, Expected]:
+    """Make fault `kind` in `source` (a real edit at a site chosen by `rng`); raise NoFaultSite if none."""
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
+    if kind not in TEXT_KINDS[source.lang]:
+        why = ("it comes from the variant/params choice: see expect_clean" if kind in OUTCOME_KINDS
+               else f"it does not apply to {source.lang} sources")
+        raise NoFaultSite(f"{source.filename}: fault kind {kind!r} is not made by editing text: {why}")
+    text, expected = _INJECTORS[kind](source, rng)
+    return replace(source, text=text), expected
+
+
+class _NullRng:
+    """Stand-in rng for site probing: always the first choice."""
+
+    def integers(self, n):
+        return 0
+
+    def choice(self, seq):
+        return seq[0]
+
+
+@lru_cache(maxsize=64)
+def applicable_kinds(source: Source) -> tuple[str, ...]:
+    """The text kinds that have at least one site in `source`."""
+    out = []
+    for kind in TEXT_KINDS[source.lang]:
+        try:
+            _INJECTORS[kind](source, _NullRng())
+        except NoFaultSite:
+            continue
+        out.append(kind)
+    return tuple(out)
+
+
+# ---- clean renders -------------------------------------------------------------------------------------
+
+# First arch-gated PTX in the source, in order, and what ptxas says about it: (pattern, feature, message, min cc).
+_GATED = (
+    (r"wgmma\.fence", "wgmma", "Instruction 'wgmma.fence' not supported on .target '{sm}'"),
+    (r"wgmma\.mma_async", "wgmma", "Instruction 'wgmma.mma_async with floating point types' not supported on .target '{sm}'"),
+    (r"wgmma\.commit_group", "wgmma", "Instruction 'wgmma.commit_group' not supported on .target '{sm}'"),
+    (r"wgmma\.wait_group", "wgmma", "Instruction 'wgmma.wait_group' not supported on .target '{sm}'"),
+    (r"fence\.proxy\.async", "tma", "Modifier '.async' requires .target sm_90 or higher"),
+    (r"cp\.async\.bulk\.tensor", "tma", "Modifier '.tensormap' requires .target sm_90 or higher"),
+    (r"mbarrier\.[\w.:]*expect_tx", "tma", "Feature '.expect_tx' requires .target sm_90 or higher"),
+    (r"kind::(?:f8f6f4|mxf4nvf4|mxf8f6f4)", "fp4_mma",
+     "Instruction 'mma with with FP6/FP4 floating point type' not supported on .target '{sm}'"),
+    (r"mma\.sync[\w.:]*\.e[45]m[23]", "fp8_mma", "Feature 'mma with FP8 floating point type' requires .target sm_89 or higher"),
+)
+
+
+def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
+    sm = source.compile_arch
+    hits = sorted((m.start(), msg) for pat, feat, msg in _GATED if feat in missing
+                  for m in [re.search(pat, source.text)] if m)
+    if hits:
+        first = hits[0][1].format(sm=sm)
+    else:
+        feat = sorted(missing)[0]
+        first = {"wgmma": "Instruction 'wgmma.fence' not supported on .target '{sm}'",
+                 "tma": "Modifier '.tensormap' requires .target sm_90 or higher",
+                 "fp8_mma": "Feature 'mma with FP8 floating point type' requires .target sm_89 or higher",
+                 "fp4_mma": "Instruction 'mma with with FP6/FP4 floating point type' not supported on .target '{sm}'",
+                 }.get(feat, f"Feature '{feat}' not supported on .target '{{sm}}'").format(sm=sm)
+    crc = zlib.crc32(source.text.encode())
+    stem = source.filename.rsplit(".", 1)[0]
+    ptx_line = 40 + crc % 900
+    where = f"ptxas /tmp/tmpxft_{crc >> 16:08x}_00000000-6_{stem}.ptx, line {ptx_line}; error   : "
+    context = "ptxas fatal   : Ptx assembly aborted due to errors"
+    return Expected("compile_error", "arch_unsupported", "ptxas", None, where + first, context)
+
+
+def expect_clean(source: Source, task, variant, params) -> Expected:
+    """What an unedited render does on the task's GPU: ok, or the failure its variant/params choice causes."""
+    from generator.hardware import GPUS, has
+    from generator.variants import launch_limits
+
+    gpu = GPUS[task.gpu]
+    missing = {f for f in variant.requires_for(task.dtype) if not has(gpu, f)}
+    if source.lang == "triton":
+        if task.dtype == "fp8" and gpu.cc < 89:
+            kernels = _triton_kernels(source)
+            if kernels:
+                return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
+                                     f'ValueError("{_FP8_REFUSED}")')
+        reason = launch_limits(variant, params, gpu, task.dtype)
+        if reason:
+            need = variant.smem_bytes(params, task.dtype)
+            limit = TRITON_SMEM_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
+            return Expected("compile_error", "triton_out_of_resources", "runtime", None,
+                            f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
+                            f"{need}, Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
+        return OK
+    if missing:
+        return _ptxas_arch(source, missing)
+    reason = launch_limits(variant, params, gpu, task.dtype)
+    if reason:
+        err = ("invalid configuration argument" if "thread" in reason else
+               "too many resources requested for launch" if "register" in reason else "invalid argument")
+        return Expected("compile_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
+    return OK

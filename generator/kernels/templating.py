@@ -1,0 +1,132 @@
+"""Template files -> source text: loading, caching, `{{NAME}}` substitution and the standard placeholders.
+
+Templates are parsed once into alternating literal/placeholder pieces, so rendering a candidate is a dict
+lookup per placeholder and one `str.join` (render runs for every step of every session). The conventions the
+template authors follow are in `templates/README.md`; violations raise `TemplateError` naming file and line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping
+
+TEMPLATE_ROOT = Path(__file__).parent / "templates"
+EXTENSIONS = {"cuda": (".cu", ".cuh"), "triton": (".py", ".py")}
+
+_PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+
+
+class TemplateError(ValueError):
+    """A template file is missing or breaks a convention; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """A parsed template: `pieces[0::2]` are literal text, `pieces[1::2]` placeholder names."""
+
+    path: Path
+    pieces: tuple[str, ...]
+    lines_of: Mapping[str, tuple[int, ...]]   # placeholder -> 1-based lines where it occurs
+
+    def render(self, values: Mapping[str, str]) -> str:
+        out = list(self.pieces)
+        for i in range(1, len(out), 2):
+            name = out[i]
+            try:
+                out[i] = values[name]
+            except KeyError:
+                raise TemplateError(f"{self.where(name)}: unknown placeholder {{{{{name}}}}} "
+                                    f"(known: {', '.join(sorted(values))})") from None
+        return "".join(out)
+
+    def where(self, name: str) -> str:
+        return f"{self.path}:{self.lines_of[name][0]}"
+
+
+@lru_cache(maxsize=None)
+def load(path: Path) -> Template:
+    """Read and parse a template once per process."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TemplateError(f"{path}: cannot read template: {exc.strerror}") from None
+    pieces = _PLACEHOLDER.split(text)
+    lines_of: dict[str, list[int]] = {}
+    for m in _PLACEHOLDER.finditer(text):
+        lines_of.setdefault(m.group(1), []).append(text.count("\n", 0, m.start()) + 1)
+    return Template(path, tuple(pieces), {k: tuple(v) for k, v in lines_of.items()})
+
+
+def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_ROOT) -> Path:
+    path = root / lang / kernel_class / f"{tag}{EXTENSIONS[lang][0]}"
+    if not path.is_file():
+        raise TemplateError(f"{path}: no template for {lang} {kernel_class}/{tag}")
+    return path
+
+
+def snippet_path(lang: str, kernel_class: str, op: str, root: Path = TEMPLATE_ROOT) -> Path | None:
+    """The op's snippet file, else `ops/_default`, else None (a template without {{OP_SNIPPET}} needs none)."""
+    ops_dir = root / lang / kernel_class / "ops"
+    for name in (op, "_default"):
+        path = ops_dir / f"{name}{EXTENSIONS[lang][1]}"
+        if path.is_file():
+            return path
+    return None
+
+
+@lru_cache(maxsize=None)
+def check_tuned_lines(path: Path, param_names: tuple[str, ...]) -> None:
+    """A tuned-parameter placeholder must sit on a line that defines that parameter and holds nothing else
+    to substitute, so a tuning step changes only those lines."""
+    template = load(path)
+    text_lines = _raw_lines(path)
+    for name in param_names:
+        for line_no in template.lines_of.get(name, ()):
+            raw = text_lines[line_no - 1]
+            others = [m.group(1) for m in _PLACEHOLDER.finditer(raw)]
+            defines = re.search(rf"\b{name}\b[^{{]*\{{\{{{name}\}}\}}", raw)
+            if others != [name] or not defines:
+                raise TemplateError(f"{path}:{line_no}: tuned parameter {{{{{name}}}}} must be alone on a line "
+                                    f"that defines {name} (e.g. '#define {name} {{{{{name}}}}}'), got: {raw.strip()}")
+
+
+@lru_cache(maxsize=None)
+def _raw_lines(path: Path) -> tuple[str, ...]:
+    return tuple(path.read_text(encoding="utf-8").splitlines())
+
+
+# ---- standard placeholder values -----------------------------------------------------------------------
+
+C_TYPES = {"fp16": "half", "bf16": "__nv_bfloat16", "fp32": "float", "fp8": "__nv_fp8_e4m3",
+           "int8": "int8_t", "int4": "uint8_t", "fp4": "uint8_t"}
+TL_DTYPES = {"fp16": "tl.float16", "bf16": "tl.bfloat16", "fp32": "tl.float32", "fp8": "tl.float8e4nv",
+             "int8": "tl.int8", "int4": "tl.uint8", "fp4": "tl.uint8"}
+TL_SIGS = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8": "fp8e4nv", "int8": "i8", "int4": "u8", "fp4": "u8"}
+_BASE_INCLUDES = ("cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "stdint.h")
+_DTYPE_INCLUDES = {"fp8": ("cuda_fp8.h",), "fp4": ("cuda_fp8.h", "cuda_fp4.h")}
+
+
+@lru_cache(maxsize=None)
+def prelude(dtype: str) -> str:
+    """Includes and element typedefs for a CUDA TU of this dtype."""
+    if dtype not in C_TYPES:
+        raise TemplateError(f"unknown dtype {dtype!r}; known: {', '.join(C_TYPES)}")
+    includes = _BASE_INCLUDES + _DTYPE_INCLUDES.get(dtype, ())
+    lines = [f"#include <{h}>" for h in includes]
+    lines += ["", f"typedef {C_TYPES[dtype]} scalar_t;", "typedef float acc_t;"]
+    return "\n".join(lines)
+
+
+def literal(value, lang: str) -> str:
+    """A parameter value as a C or Python literal."""
+    if isinstance(value, bool):
+        return ("1" if value else "0") if lang == "cuda" else repr(value)
+    return str(value)
+
+
+def tuned_constants(params: Mapping[str, object], lang: str) -> str:
+    """One definition line per tuned parameter, in the given order."""
+    fmt = "#define {} {}" if lang == "cuda" else "{} = {}"
+    return "\n".join(fmt.format(k, literal(v, lang)) for k, v in params.items())

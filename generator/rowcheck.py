@@ -52,6 +52,7 @@ class Checker:
         self.ids: dict[tuple[str, str], tuple[str, int]] = {}
         self.train_keys: dict[tuple, tuple[str, int]] = {}
         self.top_types: dict[str, tuple[str, str, int]] = {}
+        self.untyped_fields: dict[str, set[tuple]] = {}     # file -> top-level fields of its schemaless rows
         self.null_only: dict[tuple[str, tuple], list[str]] = defaultdict(list)
         self.with_numbers: dict[tuple[str, tuple], list[str]] = defaultdict(list)
         self.file_problems: list[tuple[str, Problem]] = []
@@ -80,13 +81,14 @@ class Checker:
         self.lines += lineno
         if not lineno:
             self.file_problems.append((shown, Problem("empty_file", "the file has no lines")))
-        if schema and rows:
-            for path_ in compiled(schema).nullable_paths:
+        if rows:
+            nullable = compiled(schema).nullable_paths if schema else self.untyped_fields.pop(shown, set())
+            for path_ in nullable:
                 (self.with_numbers if path_ in seen_numbers else self.null_only)[(schema, path_)].append(shown)
 
     def _row(self, row: dict, schema: str | None, shown: str, lineno: int, problems: list, seen: set) -> None:
         if schema is None:
-            self._top_level_types(row, shown, lineno, problems)
+            self._top_level_types(row, shown, lineno, problems, seen)
             return
         rules = compiled(schema)
         valid = rules.is_valid(row)
@@ -118,10 +120,13 @@ class Checker:
             problems.append(Problem("holdout_overlap", f"held-out task {_key_text(key)} is also a training "
                                                        f"task at {where[0]}:{where[1]}"))
 
-    def _top_level_types(self, row: dict, shown: str, lineno: int, problems: list) -> None:
+    def _top_level_types(self, row: dict, shown: str, lineno: int, problems: list, seen: set) -> None:
+        fields = self.untyped_fields.setdefault(shown, set())
         for field, value in row.items():
+            fields.add((field,))
             if value is None:
                 continue
+            seen.add((field,))
             kind = _type_name(value)
             first = self.top_types.setdefault(field, (kind, shown, lineno))
             if first[0] != kind:
@@ -136,7 +141,7 @@ class Checker:
             numbers = self.with_numbers.get(key)
             if numbers:
                 field = json_path(key[1])
-                out += [(f, Problem("type_change", f"{field} is null in every row here but a number in {numbers[0]}; "
+                out += [(f, Problem("type_change", f"{field} is null in every row here but not in {numbers[0]}; "
                                                    "without declared features Arrow types this file's column null "
                                                    "and the cast fails")) for f in files]
         return out

@@ -134,6 +134,8 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.context:  # a failed if/then/allOf: say what inside it failed
         return "; ".join(f"{json_path(e.relative_path) if e.relative_path else ''} {_message(e)}".strip()
                          for e in error.context)
+    if error.validator == "const":
+        return f"{error.instance!r} is not the allowed {error.validator_value!r} (rule const)"
     return f"{error.message} (rule {error.validator})"
 
 

@@ -13,6 +13,7 @@ from typing import Iterable
 from .hardware import GPUS
 from .ops import OPS, shape_label
 from .seeding import rng_for_purpose
+from .variants import legal_on, variants_for
 
 
 @dataclass(frozen=True)
@@ -64,13 +65,16 @@ def _all_tasks(ops: tuple[str, ...] | None) -> tuple[Task, ...]:
         for shape in op.shapes:
             for gpu in GPUS:
                 for impl in op.impls:
+                    naive = variants_for(name, impl)[0]
                     for dtype in op.dtypes:
-                        out.append(Task(name, impl, gpu, dtype, tuple(shape.items())))
+                        if legal_on(naive, gpu, dtype):  # e.g. Triton has no fp8 type below sm_89
+                            out.append(Task(name, impl, gpu, dtype, tuple(shape.items())))
     return tuple(out)
 
 
 def all_tasks(ops: Iterable[str] | None = None) -> tuple[Task, ...]:
-    """Every task of the catalog (or of `ops`), in catalog order: op, shape, gpu, impl, dtype."""
+    """Every task of the catalog (or of `ops`), in catalog order: op, shape, gpu, impl, dtype; a task exists
+    only where its impl can express the dtype on that GPU at all."""
     if ops is not None:
         ops = tuple(ops)
         unknown = [o for o in ops if o not in OPS]

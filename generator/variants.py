@@ -81,8 +81,10 @@ DEFAULT_DIMS = {
 _TC_DTYPE_FEATURE = {"fp8": "fp8_mma", "fp4": "fp4_mma"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Variant:
+    """One (kernel_class, tag, impl): a singleton, compared and hashed by identity."""
+
     tag: str
     kernel_class: str
     level: int
@@ -232,7 +234,9 @@ def _kv_tile(p, e, d):
 
 
 def _decode_regs(p, e, d, threads):
-    return 40 + d["Q"] * d["D"] // max(1, threads // 32) // 8 + p["BLOCK_N"] * max(1, d["Q"]) // threads
+    """fp32 output rows (at most 64 query rows per CTA) and the score tile, spread over the block."""
+    q = min(d["Q"], 64)
+    return 40 + q * d["D"] // threads + p["BLOCK_N"] * q // threads
 
 
 _v("attn_decode", "cuda", 0, "naive", {"NUM_THREADS": (128, 64, 256)}, mem=0.2, comp=0.3, threads=_nthreads,
@@ -257,7 +261,7 @@ _v("attn_decode", "cuda", 5, "tma_pipeline", {"BLOCK_N": (64, 128, 32), "NUM_STA
 _v("attn_decode", "cuda", 6, "wgmma_tma", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (2, 3, 4), "SPLITS": (1, 2, 4, 8)},
    tc=True, mem=0.95, comp=0.8, requires=("wgmma", "tma"), ops=("mla_decode", "tree_attn"),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d) + 64 * d["D"] * e, threads=lambda p: 384,
-   regs=lambda p, e, d: 40 + 64 * d["D"] // 256)
+   regs=lambda p, e, d: 40 + 64 * d["D"] // 384)  # averaged: the producer warpgroup gives its registers away
 _v("attn_decode", "triton", 0, "naive", {"BLOCK_N": (16, 32)}, mem=0.35, comp=0.4, threads=lambda p: 128,
    smem=lambda p, e, d: 0)
 _TDEC = {"BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 2, 8), "NUM_STAGES": (2, 1, 3, 4)}

@@ -1,0 +1,492 @@
+"""Analytic performance model: a roofline per task, and the time a (variant, params) candidate takes.
+
+roofline_ms = max(bytes / peak DRAM bandwidth, flops / peak rate of the op's arithmetic path) + one launch
+(hardware.LAUNCH_MS). time_ms divides each side by an efficiency <= 1 and adds launches, so it can never beat
+the roofline. The efficiency is the product of:
+  - the variant's ceiling (variants.mem_eff / comp_eff) and the GPU's (achievable DRAM fraction; mma.sync on
+    Hopper tops out near 65 % of tensor peak, Luo et al. arXiv:2402.13499);
+  - memory parallelism by Little's law: bytes in flight (resident warps x bytes per warp, or pipeline stages x
+    tile) against bandwidth x latency, and few CTAs cannot pull a whole GPU's bandwidth;
+  - occupancy from threads, registers and shared memory; register spills past 255;
+  - wave quantization (tiles per SM), tile tails (padding), tile size (operand reuse), pipeline depth and
+    K-loop prologue, split factors (more CTAs, but a reduction pass and a second launch).
+Calibrated so the best variants land where published kernels do (gpu_facts.md part 2, cited in
+tests/test_perf.py) and naive ones 5-30x behind. Deterministic and pure; per-task constants are cached.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .hardware import GPU, GPUS, LAUNCH_MS, tc_peak_tflops
+from .ops import ELEMENT_BYTES, OPS
+from .variants import Variant
+
+TC_CLASSES = frozenset({"gemm", "attn_decode", "attn_prefill", "conv"})
+LATENCY_S = 600e-9          # DRAM latency to cover with bytes in flight (Little's law)
+SM_BW_SHARE = 2.5           # one SM can pull at most ~2.5x its fair share of DRAM bandwidth
+WAVE_OVERHEAD_S = 0.25e-6   # block scheduling and prologue per wave of CTAs
+OVERLAP = 0.1               # the shorter of memory and compute time is not perfectly hidden
+# Achievable fraction of peak DRAM bandwidth per GPU (HBM ~93-95 %, GDDR6 with ECC lower: gpu_facts.md part 2).
+MEM_ARCH = {"h100": 0.95, "h200": 0.95, "a100": 0.92, "a10": 0.86, "rtx_a6000": 0.9, "rtx_5090": 0.93}
+# Tensor-core efficiency of each GPU relative to the variant ceiling (5090 clocks above spec: cuBLAS 91 %).
+TC_ARCH = {"h100": 1.0, "h200": 1.0, "a100": 1.0, "a10": 0.9, "rtx_a6000": 0.9, "rtx_5090": 1.08}
+HOPPER_MMA_SYNC = 0.72      # mma.sync on sm_90: ~65 % of tensor peak at best (arXiv:2402.13499)
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    gpu: GPU
+    kclass: str
+    d: dict
+    e: float
+    nbytes: float
+    flops: float
+    bw: float          # bytes/s
+    peak: float        # flop/s of the roofline path
+    tc_rate: float     # flop/s on tensor cores for the op's compute dtype
+    cc_rate: float     # flop/s on CUDA cores (fp32)
+    need: float        # bytes in flight to cover DRAM latency
+    l2: float          # bytes
+    roofline_s: float
+
+
+@lru_cache(maxsize=8192)
+def _ctx(task) -> _Ctx:
+    op = OPS[task.op]
+    gpu = GPUS[task.gpu]
+    shape = task.shape_dict()
+    nbytes = float(op.bytes_moved(shape, task.dtype))
+    flops = float(op.flops(shape, task.dtype))
+    bw = gpu.dram_gbps * 1e9
+    tc_rate = tc_peak_tflops(gpu, op.compute_dtype(task.dtype)) * 1e12
+    cc_rate = gpu.fp32_tflops * 1e12
+    peak = tc_rate if op.kernel_class in TC_CLASSES else cc_rate
+    return _Ctx(gpu, op.kernel_class, op.dims(shape), ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
+                tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak))
+
+
+def roofline_ms(task) -> float:
+    """The physical floor for this task on its GPU, in ms."""
+    return _ctx(task).roofline_s * 1e3 + LAUNCH_MS
+
+
+def achieved(task, time_ms: float) -> dict:
+    """What a measured time means: fraction of peak bandwidth, TFLOPS, fraction of peak compute, the bound."""
+    c = _ctx(task)
+    t = time_ms * 1e-3
+    return {"bandwidth_frac": c.nbytes / t / c.bw, "tflops": c.flops / t / 1e12,
+            "compute_frac": c.flops / t / c.peak, "bound": "memory" if c.nbytes / c.bw >= c.flops / c.peak else "compute"}
+
+
+def baseline_ms(task) -> float:
+    """The naive variant (level 0) of the task's impl at its default params."""
+    from .variants import variants_for
+    naive = variants_for(task.op, task.impl)[0]
+    return time_ms(task, naive, naive.default_params())
+
+
+def time_ms(task, variant: Variant, params) -> float:
+    """Simulated kernel time in ms for `variant` with `params` on the task; always >= roofline_ms(task)."""
+    return _time_ms(task, variant, tuple(params.items()))
+
+
+@lru_cache(maxsize=1 << 18)
+def _time_ms(task, variant: Variant, items: tuple) -> float:
+    return _MODELS[variant.kernel_class](_ctx(task), variant, dict(items), next(iter(variant.impls))) * 1e3
+
+
+# ------------------------------------------------------------------------------------------- shared pieces
+def _occupancy(c: _Ctx, threads: int, regs: int, smem: int) -> int:
+    g = c.gpu
+    regs = min(255, regs + (-regs) % 8)
+    bps = min(g.max_blocks_per_sm, g.max_threads_per_sm // max(threads, 1), g.regs_per_sm // max(regs * threads, 1))
+    if smem:
+        bps = min(bps, g.smem_per_sm // smem)
+    return max(bps, 1)
+
+
+def _spill(regs: int) -> float:
+    return 1.0 if regs <= 255 else (255 / regs) ** 1.5
+
+
+def _resources(c: _Ctx, v: Variant, p: dict) -> tuple[int, int, float]:
+    """(threads, CTAs per SM, spill factor) for this variant and params on this task."""
+    threads = v._threads(p)
+    regs = int(v._regs(p, c.e, c.d))
+    smem = int(v._smem(p, c.e, c.d))
+    return threads, _occupancy(c, threads, regs, smem), _spill(regs)
+
+
+def _mem_par(c: _Ctx, ctas: float, bps: int, inflight_per_cta: float) -> float:
+    """Fraction of bandwidth the bytes in flight can sustain (Little's law), capped by how many SMs work."""
+    sms = c.gpu.sms
+    resident = min(ctas, sms * bps)
+    x = resident * inflight_per_cta / c.need
+    par = x / (1 + x ** 3) ** (1 / 3)
+    return min(par, min(ctas, sms) / sms * SM_BW_SHARE, 1.0)
+
+
+def _vec(p: dict, e: float) -> float:
+    """Bytes per load instruction (16 B at most)."""
+    return min(p.get("VEC", 1) * e, 16.0)
+
+
+def _vec_eff(p: dict, e: float) -> float:
+    return 0.75 + 0.25 * _vec(p, e) / 16
+
+
+def _waves(c: _Ctx, ctas: float, bps: int) -> float:
+    return math.ceil(ctas / (c.gpu.sms * bps))
+
+
+def _wave_eff(c: _Ctx, tiles: float) -> float:
+    """Tiles per SM are whole numbers: the last round leaves SMs idle."""
+    sms = c.gpu.sms
+    return tiles / (math.ceil(tiles / sms) * sms)
+
+
+def _pipe(depth: float) -> float:
+    """Latency hiding from pipeline stages and co-resident CTAs."""
+    return 1 - 0.45 * math.exp(-0.9 * (depth - 1))
+
+
+def _tile_size(bm: int, bn: int) -> float:
+    """Operand reuse of a BM x BN tile: 128x128 ~0.9, 64x64 ~0.82, 256x128 ~0.92."""
+    return 1 / (1 + 7.1 * (1 / bm + 1 / bn))
+
+
+def _tail(n: float, block: int) -> float:
+    return n / (math.ceil(n / block) * block)
+
+
+def _tc_ceiling(c: _Ctx, v: Variant, impl: str) -> float:
+    ceil = v.comp_eff * TC_ARCH[c.gpu.name]
+    if c.gpu.cc == 90 and impl == "cuda" and "wgmma" not in v.requires:
+        ceil *= HOPPER_MMA_SYNC
+    return min(ceil, 0.98)
+
+
+def _mem_ceiling(c: _Ctx, v: Variant) -> float:
+    return v.mem_eff * MEM_ARCH[c.gpu.name]
+
+
+def _l2_reread(c: _Ctx, nbytes: float) -> float:
+    """Cost factor of re-reading `nbytes`: cheap when they fit in L2, full price when they do not."""
+    return 0.25 if nbytes <= 0.5 * c.l2 else 1.0
+
+
+def _finish(c: _Ctx, mem_eff: float, comp_eff: float, rate: float, extra_bytes: float = 0.0, launches: int = 1,
+            fixed_s: float = 0.0) -> float:
+    mem_eff = min(mem_eff, 1.0)
+    comp_eff = min(comp_eff, 1.0)
+    rate = min(rate, c.peak)
+    t_mem = (c.nbytes + max(extra_bytes, 0.0)) / (c.bw * mem_eff)
+    t_comp = c.flops / (rate * comp_eff)
+    return max(t_mem, t_comp) + OVERLAP * min(t_mem, t_comp) + fixed_s + max(launches, 1) * LAUNCH_MS * 1e-3
+
+
+# -------------------------------------------------------------------------------------------- class models
+def _gemm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    d = c.d
+    M, N, K, G = d["M"], d["N"], d["K"], d["G"]
+    threads, bps, spill = _resources(c, v, p)
+    if not v.tc and v.tag == "naive":  # one thread per output, operands from L1/L2
+        ctas = G * math.ceil(M / p["BLOCK_M"]) * math.ceil(N / p["BLOCK_N"])
+        mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, threads * c.e * 4)
+        comp = v.comp_eff * min(1.0, ctas / (c.gpu.sms * bps))
+        extra = 2 * G * M * N * K * c.e * 0.01
+        return _finish(c, mem * spill, comp * spill, c.cc_rate, extra, fixed_s=_waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+    bm, bn = p["BLOCK_M"], p["BLOCK_N"]
+    split = p.get("SPLIT_K", 1)
+    tiles = G * math.ceil(M / bm) * math.ceil(N / bn)
+    ctas = tiles * split
+    stages = p.get("NUM_STAGES", 1)
+    k_iters = math.ceil(K / split / p.get("BLOCK_K", 32))
+    swizzled = "GROUP_M" in p or v.tag == "persistent"
+    a_b = G * (M * K + N * K) * c.e
+    miss = 0.01 if a_b <= 0.5 * c.l2 else (0.03 if swizzled else 0.1)
+    if "GROUP_M" in p:
+        miss *= 8 / p["GROUP_M"] if p["GROUP_M"] < 8 else 1.0
+    extra = miss * G * c.e * (M * K * (math.ceil(N / bn) - 1) + N * K * (math.ceil(M / bm) - 1))
+    launches = 1
+    if split > 1:
+        extra += split * G * M * N * 4 * 2
+        launches = 2
+    inflight = max(stages, 1) * (bm + bn) * p.get("BLOCK_K", 32) * c.e if stages > 1 or v.tc else threads * 16
+    mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
+    if v.tc:
+        rate = c.tc_rate
+        if v.tag == "dequant_mma":
+            rate = min(rate, c.gpu.tc_tflops["fp16"] * 1e12)
+        ceiling = _tc_ceiling(c, v, impl)
+    else:
+        rate, ceiling = c.cc_rate, v.comp_eff
+    depth = stages * min(bps, 2) if stages > 1 else bps
+    comp = (ceiling * _tile_size(bm, bn) * _tail(M, bm) * _tail(N, bn) * _wave_eff(c, ctas) * _pipe(depth)
+            * k_iters / (k_iters + 2 + 0.5 * stages) * spill)
+    if p.get("CLUSTER_M", 1) > 1:
+        comp *= 1.03  # TMA multicast halves B traffic into the cluster's SMs
+        extra *= 0.5
+    return _finish(c, mem, comp, rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _gemv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    M, N, K = c.d["M"], c.d["N"], c.d["K"]
+    threads, bps, spill = _resources(c, v, p)
+    split = p.get("SPLIT_K", 1)
+    if v.tag == "naive" and impl == "cuda":          # thread per output row: strided, uncoalesced weights
+        ctas = math.ceil(N / threads)
+        inflight = min(N, threads) * 32
+        access = 0.3
+    elif impl == "cuda":                             # a warp per row (x ROWS_PER_WARP), optionally K split
+        rows_per_cta = threads // 32 * p.get("ROWS_PER_WARP", 1)
+        ctas = math.ceil(N / rows_per_cta) * split
+        per_lane = _vec(p, c.e) * min(4, max(1, K / split / (32 * p.get("VEC", 1))))
+        inflight = threads * per_lane * p.get("ROWS_PER_WARP", 1)
+        access = _vec_eff(p, c.e)
+    else:                                            # Triton: BLOCK_N rows x BLOCK_K columns per program
+        ctas = math.ceil(N / p["BLOCK_N"]) * split
+        inflight = min(p["BLOCK_N"] * p["BLOCK_K"] * c.e, threads * 64)
+        access = 1.0 if p["BLOCK_K"] * c.e >= 64 else 0.8
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    extra = (split - 1) * M * N * 4 * 2
+    comp = v.comp_eff * spill
+    return _finish(c, mem, comp, c.cc_rate, extra, 2 if split > 1 else 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, T, D, Q, KV = c.d["R"], c.d["T"], c.d["D"], c.d["Q"], c.d.get("KV", 2)
+    threads, bps, spill = _resources(c, v, p)
+    splits = p.get("SPLITS", 1)
+    q_blocks = math.ceil(Q / 64)                     # at most 64 query rows (heads) per CTA
+    if "BLOCK_N" in p and impl == "cuda" or v.tag in ("blocked", "split_kv") and impl == "triton":
+        ctas = R * splits * q_blocks
+        bn = p["BLOCK_N"]
+        stages = p.get("NUM_STAGES", 1)
+        inflight = max(stages - (1 if impl == "triton" else 0), 1) * bn * D * c.e * KV
+        keys = T / splits
+        tail = _tail(keys, bn)
+    elif impl == "triton":                           # one K tile at a time, no pipelining
+        ctas = R
+        inflight = p["BLOCK_N"] * D * c.e
+        tail = _tail(T, p["BLOCK_N"])
+    else:                                            # a block per (row, query); naive: a thread per key
+        ctas = R * Q
+        per_thread = 64 if v.tag == "naive" else 2 * 2 * (_vec(p, c.e) if "VEC" in p else c.e)
+        inflight = threads * per_thread
+        tail = 1.0
+    access = _vec_eff(p, c.e) if "VEC" in p else (0.5 if v.tag == "naive" and impl == "cuda" else 1.0)
+    mem = _mem_ceiling(c, v) * access * tail * _mem_par(c, ctas, bps, inflight) * spill
+    extra = R * splits * Q * (D + 2) * 4 * 2 if splits > 1 else 0.0
+    rereads = q_blocks - 1 if v.tc else Q - 1        # each block of query rows streams the KV again (from L2)
+    extra += rereads * R * T * D * c.e * KV * 0.25
+    if v.tc:
+        rows = 64 if "wgmma" in v.requires else 16
+        comp = _tc_ceiling(c, v, impl) * Q / (math.ceil(Q / rows) * rows) * _wave_eff(c, ctas) * tail * spill
+        rate = c.tc_rate
+    else:
+        comp, rate = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024)), c.cc_rate
+    fixed = _waves(c, ctas, bps) * WAVE_OVERHEAD_S * (4 if splits > 1 else 1)
+    return _finish(c, mem, comp, rate, extra, 2 if splits > 1 else 1, fixed)
+
+
+def _attn_prefill(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, SQ, SK, D = c.d["R"], c.d["SQ"], c.d["SK"], c.d["D"]
+    threads, bps, spill = _resources(c, v, p)
+    if v.tag == "naive" and impl == "cuda":          # thread per query row, scores through local memory
+        ctas = math.ceil(R * SQ / threads)
+        comp = v.comp_eff * min(1.0, R * SQ / (c.gpu.sms * 1024)) * spill
+        mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, threads * 8)
+        extra = R * math.ceil(SQ / 32) * SK * D * c.e * 2 * 0.1
+        return _finish(c, mem, comp, c.cc_rate, extra, fixed_s=_waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+    bm, bn = p["BLOCK_M"], p["BLOCK_N"]
+    stages = p.get("NUM_STAGES", 1)
+    ctas = R * math.ceil(SQ / bm)
+    extra = (math.ceil(SQ / bm) - 1) * R * SK * D * c.e * 2 * 0.1
+    mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, stages * 2 * bn * D * c.e) * spill
+    head = min(1.0, (D / (D + 16)) / (128 / 144))
+    causal = 0.92 if c.d["CAUSAL"] else 1.0
+    depth = stages * min(bps, 2) if stages > 1 else bps + 0.5
+    shape_eff = _tile_size(bm, bn) * _tail(SQ, bm) * _tail(SK, bn) * _wave_eff(c, ctas) * _pipe(depth) * head * causal
+    if v.tc:
+        ceiling, rate = _tc_ceiling(c, v, impl), c.tc_rate
+    else:
+        ceiling, rate = v.comp_eff, c.cc_rate
+    return _finish(c, mem, ceiling * shape_eff * spill, rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _rows_per_cta(threads: int, C: int, vec: int) -> int:
+    """Rows shorter than the block are packed several to a CTA (a warp or more per row)."""
+    return max(1, threads // max(32, math.ceil(C / vec)))
+
+
+def _rownorm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, C = c.d["R"], c.d["C"]
+    threads, bps, spill = _resources(c, v, p)
+    vec = p.get("VEC", 1)
+    two_pass = True
+    launches, fixed = 1, 0.0
+    if v.tag == "naive" and impl == "cuda":          # thread per row: each thread walks its own row
+        ctas = math.ceil(R / threads)
+        inflight = min(R, threads) * 32
+        access = 0.3
+    elif impl == "cuda":
+        rows = p.get("ROWS_PER_BLOCK", 1)
+        cluster = p.get("CLUSTER_SIZE", 1)
+        ctas = math.ceil(R / (rows * _rows_per_cta(threads, C, vec))) * cluster
+        per_thread = C * rows / (threads * cluster)
+        ilp = min(4.0, max(1.0, per_thread / vec))
+        inflight = min(threads, C * rows / vec) * _vec(p, c.e) * ilp
+        access = _vec_eff(p, c.e) if "VEC" in p else 0.8
+        two_pass = v.tag not in ("register_cached", "cluster_reduce")
+        if cluster > 1:
+            fixed = 1e-6
+    else:
+        bn = p["BLOCK_N"]
+        rows = p.get("ROWS_PER_PROG", 1)
+        ctas = math.ceil(R / rows)
+        chunk = min(bn, C)
+        inflight = chunk * c.e * rows * min(2.0, max(1.0, C / bn))
+        access = 0.85 + 0.15 * chunk / bn if bn <= 2 * C else 0.6
+        two_pass = bn < C or v.tag == "naive"
+    extra = R * C * c.e * 0.5 * _l2_reread(c, min(R, c.gpu.sms * bps) * C * c.e) if two_pass else 0.0
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    return _finish(c, mem, v.comp_eff * spill, c.cc_rate, extra, launches,
+                   fixed + _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _elementwise(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    n = c.d["N"]
+    threads, bps, spill = _resources(c, v, p)
+    if impl == "triton":
+        per_cta = p["BLOCK_SIZE"]
+        ctas = math.ceil(n / per_cta)
+        inflight = min(per_cta * c.e, threads * 16)
+        access = min(1.0, 0.7 + 0.3 * per_cta / (threads * 8))
+    else:
+        vec, unroll = p.get("VEC", 1), p.get("UNROLL", 1)
+        ctas = math.ceil(n / (threads * vec))
+        if v.tag == "grid_stride":
+            ctas = min(ctas, c.gpu.sms * bps)
+        inflight = threads * _vec(p, c.e) * (unroll if v.tag == "grid_stride" else 1)
+        access = _vec_eff(p, c.e) if "VEC" in p else 0.7
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    return _finish(c, mem, v.comp_eff * spill, c.cc_rate, 0.0, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _gather(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, C = c.d["R"], c.d["C"]
+    threads, bps, spill = _resources(c, v, p)
+    extra = 0.0
+    if v.tag == "naive":                             # thread per element, index loaded per element
+        ctas = math.ceil(R * C / threads)
+        inflight = threads * c.e * 2
+        access = 0.8
+        extra = R * C * 4 * 0.05
+    elif v.tag == "tma_bulk":
+        ctas = math.ceil(R / p["ROWS_PER_BLOCK"])
+        inflight = p["NUM_STAGES"] * p["ROWS_PER_BLOCK"] * C * c.e
+        access = 1.0
+    elif impl == "triton":
+        ctas = R * math.ceil(C / p["BLOCK_C"])
+        inflight = min(C, p["BLOCK_C"]) * c.e
+        access = 0.85 + 0.15 * min(1.0, C / p["BLOCK_C"])
+    else:                                            # a warp per row
+        ctas = math.ceil(R / (threads // 32))
+        per_lane = _vec(p, c.e) if "VEC" in p else c.e
+        inflight = threads * per_lane * min(4.0, max(1.0, C / (32 * p.get("VEC", 1))))
+        access = _vec_eff(p, c.e) if "VEC" in p else 0.75
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    return _finish(c, mem, v.comp_eff * spill, c.cc_rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, C, K = c.d["R"], c.d["C"], c.d["K"]
+    threads, bps, spill = _resources(c, v, p)
+    splits = p.get("SPLITS", 1)
+    if "RADIX_BITS" in p:
+        bits = p["RADIX_BITS"]
+        passes = 1 + math.ceil(32 / bits) / (1 + (1 << bits) / 8192 + 4 / (1 << bits))
+    else:
+        passes = {"naive": max(8, K), "block_reduce": 3, "blocked": 3, "split_row": 3}[v.tag]
+        if impl == "triton" and v.tag == "naive":
+            passes = 4
+    vec = p.get("VEC", 1)
+    ctas = math.ceil(R / _rows_per_cta(threads, C, vec)) * splits
+    per_cta = C / splits
+    if impl == "triton":
+        inflight = min(p["BLOCK_V"], per_cta) * c.e
+    else:
+        inflight = min(threads, per_cta / vec) * c.e * vec * min(4.0, max(1.0, per_cta / (threads * vec)))
+    reread = _l2_reread(c, min(R * splits, c.gpu.sms * bps) * per_cta * c.e)
+    extra = (passes - 1) * R * C * c.e * reread
+    launches = 2 if splits > 1 else 1
+    if splits > 1:
+        extra += R * splits * (1 << p.get("RADIX_BITS", 8)) * 4
+    mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
+    comp = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024))
+    return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * (2 if splits > 1 else 1))
+
+
+def _scan(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    R, L, N = c.d["R"], c.d["L"], c.d["N"]
+    threads, bps, spill = _resources(c, v, p)
+    chunk = p.get("CHUNK")
+    if impl == "triton":
+        par_threads = R * N * (max(1, L // chunk) if chunk else 1)
+        ctas = math.ceil(R / p["BLOCK_D"]) * (max(1, L // chunk) if chunk else 1)
+    elif v.tag == "naive":                           # thread per channel, state loop inside
+        par_threads = R
+        ctas = math.ceil(R / threads)
+    else:
+        par_threads = R * N * (max(1, min(64, L // chunk)) if chunk else 1)
+        ctas = math.ceil(par_threads / threads)
+    scan_overhead = 1.3 if chunk else 1.0
+    comp = v.comp_eff / scan_overhead * min(1.0, par_threads / (c.gpu.sms * c.gpu.max_threads_per_sm * 0.5)) * spill
+    stages = p.get("NUM_STAGES", 1)
+    inflight = threads * (_vec(p, c.e) if "VEC" in p else c.e) * stages
+    access = _vec_eff(p, c.e) if "VEC" in p else 0.75
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    return _finish(c, mem, comp, c.cc_rate, 0.0, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+def _conv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
+    d = c.d
+    M, C, K, taps = d["M"], d["C"], d["K"], d["TAPS"]
+    threads, bps, spill = _resources(c, v, p)
+    depthwise = C == 1
+    if "BLOCK_M" in p and "BLOCK_N" in p and not depthwise:   # implicit GEMM (or tiled direct conv)
+        bm, bn = p["BLOCK_M"], p["BLOCK_N"]
+        stages = p.get("NUM_STAGES", 1)
+        ctas = math.ceil(M / bm) * math.ceil(K / bn)
+        kk = C * taps
+        k_iters = math.ceil(kk / p.get("BLOCK_K", 32))
+        depth = stages * min(bps, 2) if stages > 1 else bps
+        shape_eff = (_tile_size(bm, bn) * _tail(M, bm) * _tail(K, bn) * _wave_eff(c, ctas) * _pipe(depth)
+                     * k_iters / (k_iters + 2 + 0.5 * stages))
+        ceiling, rate = (_tc_ceiling(c, v, impl), c.tc_rate) if v.tc else (v.comp_eff, c.cc_rate)
+        mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, max(stages, 1) * (bm + bn) * 32 * c.e) * spill
+        extra = 0.1 * (M * C * c.e * (taps - 1) + K * C * taps * c.e * (math.ceil(M / bm) - 1))
+        return _finish(c, mem, ceiling * shape_eff * spill, rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+    per_thread = p.get("VEC", 1)
+    if impl == "triton" and "BLOCK_M" in p:
+        ctas = math.ceil(M / p["BLOCK_M"] / 8)
+        inflight = p["BLOCK_M"] * 8 * c.e * p.get("NUM_STAGES", 1)
+    elif "BLOCK_M" in p:
+        ctas = math.ceil(M / (p["BLOCK_M"] * 4))
+        inflight = threads * c.e * 4
+    else:
+        ctas = math.ceil(M * K / (threads * per_thread))
+        inflight = threads * _vec(p, c.e) if "VEC" in p else threads * c.e
+    access = _vec_eff(p, c.e) if "VEC" in p else 0.8
+    extra = 0.1 * M * c.e * (taps - 1) * (C if not depthwise else 1) * (0.2 if "BLOCK_M" in p or "VEC" in p else 1)
+    mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
+    comp = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024))
+    return _finish(c, mem, comp, c.cc_rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+
+
+_MODELS = {"gemm": _gemm, "gemv": _gemv, "attn_decode": _attn_decode, "attn_prefill": _attn_prefill,
+           "rownorm": _rownorm, "elementwise": _elementwise, "gather": _gather, "sampler": _sampler, "scan": _scan,
+           "conv": _conv}

@@ -17,11 +17,11 @@ ATTEMPTS_DEFINITION = ("number of candidates that reached the benchmark: steps w
                        "passed the correctness check and was timed (status ok)")
 
 
-def _sig(x: float, digits: int = 4) -> float:
+def sig(x: float, digits: int = 4) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def _counter_dict(counter: Counter) -> dict[str, int]:
+def counter_dict(counter: Counter) -> dict[str, int]:
     return {k: counter[k] for k in sorted(counter)}
 
 
@@ -48,10 +48,10 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
             "ops": ops, "gpus": gpus, "impls": impls, "dtypes": dtypes}
 
 
-def _summary(values: list[float], digits: int = 4) -> dict[str, float]:
+def summary(values: list[float], digits: int = 4) -> dict[str, float]:
     a = np.asarray(values, dtype=float)
-    return {"mean": _sig(a.mean(), digits), "median": _sig(float(np.median(a)), digits),
-            "min": _sig(a.min(), digits), "max": _sig(a.max(), digits)}
+    return {"mean": sig(a.mean(), digits), "median": sig(float(np.median(a)), digits),
+            "min": sig(a.min(), digits), "max": sig(a.max(), digits)}
 
 
 def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
@@ -74,18 +74,18 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
         "holdout_tasks": holdout_tasks,
         "total_steps": total_steps,
         "data_bytes": data_bytes,
-        "steps_per_session": _summary(merged["steps"]),
-        "hours_per_session": _summary([s / 3600 for s in merged["seconds"]]),
-        "best_speedup": {**_summary(merged["speedups"]), "geomean": _sig(float(np.exp(np.log(speedups).mean())))},
-        "attempts": {**_summary(merged["attempts"]), "definition": ATTEMPTS_DEFINITION},
+        "steps_per_session": summary(merged["steps"]),
+        "hours_per_session": summary([s / 3600 for s in merged["seconds"]]),
+        "best_speedup": {**summary(merged["speedups"]), "geomean": sig(float(np.exp(np.log(speedups).mean())))},
+        "attempts": {**summary(merged["attempts"]), "definition": ATTEMPTS_DEFINITION},
         "step_statuses": statuses,
-        "step_status_fractions": {s: _sig(n / total_steps) for s, n in statuses.items()},
+        "step_status_fractions": {s: sig(n / total_steps) for s, n in statuses.items()},
         "step_kinds": {k: counters["kinds"][k] for k in KINDS},
-        "variant_tags": _counter_dict(counters["tags"]),
+        "variant_tags": counter_dict(counters["tags"]),
         "num_ops": len(counters["ops"]),
         "num_gpus": len(counters["gpus"]),
-        "ops": _counter_dict(counters["ops"]),
-        "gpus": _counter_dict(counters["gpus"]),
-        "impls": _counter_dict(counters["impls"]),
-        "dtypes": _counter_dict(counters["dtypes"]),
+        "ops": counter_dict(counters["ops"]),
+        "gpus": counter_dict(counters["gpus"]),
+        "impls": counter_dict(counters["impls"]),
+        "dtypes": counter_dict(counters["dtypes"]),
     }

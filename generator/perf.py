@@ -25,7 +25,7 @@ from .variants import Variant
 
 TC_CLASSES = frozenset({"gemm", "attn_decode", "attn_prefill", "conv"})
 LATENCY_S = 600e-9          # DRAM latency to cover with bytes in flight (Little's law)
-SM_BW_SHARE = 2.5           # one SM can pull at most ~2.5x its fair share of DRAM bandwidth
+SM_BYTES_PER_CLK = 64       # what one SM can pull from L2/DRAM per clock: few CTAs cannot use a whole GPU
 WAVE_OVERHEAD_S = 0.25e-6   # block scheduling and prologue per wave of CTAs
 OVERLAP = 0.1               # the shorter of memory and compute time is not perfectly hidden
 # Achievable fraction of peak DRAM bandwidth per GPU (HBM ~93-95 %, GDDR6 with ECC lower: gpu_facts.md part 2).
@@ -125,7 +125,7 @@ def _mem_par(c: _Ctx, ctas: float, bps: int, inflight_per_cta: float) -> float:
     resident = min(ctas, sms * bps)
     x = resident * inflight_per_cta / c.need
     par = x / (1 + x ** 3) ** (1 / 3)
-    return min(par, min(ctas, sms) / sms * SM_BW_SHARE, 1.0)
+    return min(par, min(ctas, sms) * SM_BYTES_PER_CLK * c.gpu.clock_ghz * 1e9 / c.bw, 1.0)
 
 
 def _vec(p: dict, e: float) -> float:
@@ -238,8 +238,8 @@ def _gemv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     split = p.get("SPLIT_K", 1)
     if v.tag == "naive" and impl == "cuda":          # thread per output row: strided, uncoalesced weights
         ctas = math.ceil(N / threads)
-        inflight = min(N, threads) * 32
-        access = 0.3
+        inflight = min(N, threads) * 64
+        access = 1.0
     elif impl == "cuda":                             # a warp per row (x ROWS_PER_WARP), optionally K split
         rows_per_cta = threads // 32 * p.get("ROWS_PER_WARP", 1)
         ctas = math.ceil(N / rows_per_cta) * split
@@ -268,8 +268,8 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         inflight = max(stages - (1 if impl == "triton" else 0), 1) * bn * D * c.e * KV
         keys = T / splits
         tail = _tail(keys, bn)
-    elif impl == "triton":                           # one K tile at a time, no pipelining
-        ctas = R
+    elif impl == "triton":                           # a program per (row, query), one K tile at a time
+        ctas = R * Q
         inflight = p["BLOCK_N"] * D * c.e
         tail = _tail(T, p["BLOCK_N"])
     else:                                            # a block per (row, query); naive: a thread per key
@@ -297,8 +297,8 @@ def _attn_prefill(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     threads, bps, spill = _resources(c, v, p)
     if v.tag == "naive" and impl == "cuda":          # thread per query row, scores through local memory
         ctas = math.ceil(R * SQ / threads)
-        comp = v.comp_eff * min(1.0, R * SQ / (c.gpu.sms * 1024)) * spill
-        mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, threads * 8)
+        comp = v.comp_eff * min(1.0, R * SQ * min(D, 16) / (c.gpu.sms * 1024)) * spill  # ILP across head dims
+        mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, threads * 128)  # each thread streams whole K/V rows
         extra = R * math.ceil(SQ / 32) * SK * D * c.e * 2 * 0.1
         return _finish(c, mem, comp, c.cc_rate, extra, fixed_s=_waves(c, ctas, bps) * WAVE_OVERHEAD_S)
     bm, bn = p["BLOCK_M"], p["BLOCK_N"]
@@ -328,18 +328,14 @@ def _rownorm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     vec = p.get("VEC", 1)
     two_pass = True
     launches, fixed = 1, 0.0
-    if v.tag == "naive" and impl == "cuda":          # thread per row: each thread walks its own row
-        ctas = math.ceil(R / threads)
-        inflight = min(R, threads) * 32
-        access = 0.3
-    elif impl == "cuda":
+    if impl == "cuda":
         rows = p.get("ROWS_PER_BLOCK", 1)
         cluster = p.get("CLUSTER_SIZE", 1)
         ctas = math.ceil(R / (rows * _rows_per_cta(threads, C, vec))) * cluster
         per_thread = C * rows / (threads * cluster)
         ilp = min(4.0, max(1.0, per_thread / vec))
         inflight = min(threads, C * rows / vec) * _vec(p, c.e) * ilp
-        access = _vec_eff(p, c.e) if "VEC" in p else 0.8
+        access = _vec_eff(p, c.e) if "VEC" in p else (0.5 if v.tag == "naive" else 0.8)
         two_pass = v.tag not in ("register_cached", "cluster_reduce")
         if cluster > 1:
             fixed = 1e-6
@@ -410,7 +406,7 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         bits = p["RADIX_BITS"]
         passes = 1 + math.ceil(32 / bits) / (1 + (1 << bits) / 8192 + 4 / (1 << bits))
     else:
-        passes = {"naive": max(8, K), "block_reduce": 3, "blocked": 3, "split_row": 3}[v.tag]
+        passes = {"naive": min(max(8, K), 16), "block_reduce": 3, "blocked": 3, "split_row": 3}[v.tag]
         if impl == "triton" and v.tag == "naive":
             passes = 4
     vec = p.get("VEC", 1)
@@ -437,8 +433,8 @@ def _scan(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     if impl == "triton":
         par_threads = R * N * (max(1, L // chunk) if chunk else 1)
         ctas = math.ceil(R / p["BLOCK_D"]) * (max(1, L // chunk) if chunk else 1)
-    elif v.tag == "naive":                           # thread per channel, state loop inside
-        par_threads = R
+    elif v.tag == "naive":                           # thread per channel; its N states give ILP
+        par_threads = R * N
         ctas = math.ceil(R / threads)
     else:
         par_threads = R * N * (max(1, min(64, L // chunk)) if chunk else 1)
@@ -446,7 +442,8 @@ def _scan(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     scan_overhead = 1.3 if chunk else 1.0
     comp = v.comp_eff / scan_overhead * min(1.0, par_threads / (c.gpu.sms * c.gpu.max_threads_per_sm * 0.5)) * spill
     stages = p.get("NUM_STAGES", 1)
-    inflight = threads * (_vec(p, c.e) if "VEC" in p else c.e) * stages
+    # u, delta, B, C per step; loads do not depend on the recurrence, so ~4 steps are in flight
+    inflight = threads * 4 * (_vec(p, c.e) if "VEC" in p else c.e) * max(stages, 4 if not chunk else 1)
     access = _vec_eff(p, c.e) if "VEC" in p else 0.75
     mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
     return _finish(c, mem, comp, c.cc_rate, 0.0, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
@@ -471,9 +468,9 @@ def _conv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         extra = 0.1 * (M * C * c.e * (taps - 1) + K * C * taps * c.e * (math.ceil(M / bm) - 1))
         return _finish(c, mem, ceiling * shape_eff * spill, rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
     per_thread = p.get("VEC", 1)
-    if impl == "triton" and "BLOCK_M" in p:
-        ctas = math.ceil(M / p["BLOCK_M"] / 8)
-        inflight = p["BLOCK_M"] * 8 * c.e * p.get("NUM_STAGES", 1)
+    if impl == "triton" and "BLOCK_M" in p:          # a program per (BLOCK_M outputs, output channel)
+        ctas = math.ceil(M / p["BLOCK_M"]) * K
+        inflight = p["BLOCK_M"] * c.e * p.get("NUM_STAGES", 1)
     elif "BLOCK_M" in p:
         ctas = math.ceil(M / (p["BLOCK_M"] * 4))
         inflight = threads * c.e * 4

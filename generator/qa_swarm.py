@@ -1,0 +1,191 @@
+"""Mechanical QA of kernelswarm episodes: the invariants the episode format promises, recomputed per row.
+
+Registered in `generator.qa`'s registry under "kernelswarm", so the writer runs them per batch and the validator
+(`generator.semantic`) runs them on any episode file. Every number is recomputed from the episode's own
+messages: rewards from the shared best at each result, agent tallies from candidates and results, the best time
+from the kept results.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from generator import rewards
+from generator.qa import check
+from generator.swarm import HOURS_RANGE, SCENARIOS
+
+KS = "kernelswarm"
+_SPEEDUP_RTOL = 2e-3
+# kind -> roles allowed to send it
+KIND_ROLES = {
+    "plan": {"lead"}, "dispatch": {"lead"}, "merge": {"lead"}, "redirect": {"lead"}, "verdict": {"lead"},
+    "candidate": {"worker", "tuner"}, "result": {"env"}, "leaderboard": {"env"},
+    "status": {"worker", "tuner", "reviewer", "verifier"}, "review": {"reviewer"}, "verify": {"verifier"},
+    "handoff": {"worker", "tuner"},
+}
+REQUIRED_FIELDS = {"dispatch": ("to", "subtask"), "redirect": ("to", "subtask"), "candidate": ("params", "variant"),
+                   "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
+                   "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}
+_ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?$")
+_BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
+
+
+def _results(row):
+    return [m for m in row["messages"] if m["kind"] == "result"]
+
+
+@check(KS, "message_count", "num_messages == len(messages) and the id ends with it")
+def _message_count(row):
+    if row["num_messages"] != len(row["messages"]):
+        return f"num_messages {row['num_messages']} != {len(row['messages'])} messages"
+    m = _ID.match(row["episode_id"])
+    if not m or int(m["n"]) != row["num_messages"] or m["scenario"] != row["scenario"]:
+        return f"episode_id {row['episode_id']!r} is not {{op}}_{{gpu}}_{{shape}}_{row['scenario']}_{row['num_messages']}"
+    return None
+
+
+@check(KS, "agents", "n_agents specialists plus the lead, within the scenario's range")
+def _agents(row):
+    lo, hi = SCENARIOS[row["scenario"]]
+    if not lo <= row["n_agents"] <= hi:
+        return f"{row['n_agents']} agents outside {lo}-{hi} for {row['scenario']}"
+    if len(row["agents"]) != row["n_agents"] + 1 or row["agents"][0]["id"] != "lead":
+        return "agents must be the lead plus n_agents specialists"
+    return None
+
+
+@check(KS, "kind_roles", "every message kind comes only from its role, with its kind-specific fields")
+def _kind_roles(row):
+    roles = {a["id"]: a["role"] for a in row["agents"]}
+    for i, m in enumerate(row["messages"]):
+        allowed = KIND_ROLES.get(m["kind"])
+        if allowed is None:
+            return f"message {i}: unknown kind {m['kind']!r}"
+        if m["role"] not in allowed:
+            return f"message {i}: {m['kind']} from role {m['role']!r} (allowed: {', '.join(sorted(allowed))})"
+        if m["role"] != "env" and roles.get(m["agent"]) != m["role"]:
+            return f"message {i}: agent {m['agent']!r} does not have role {m['role']!r}"
+        missing = [f for f in REQUIRED_FIELDS.get(m["kind"], ()) if f not in m]
+        if missing:
+            return f"message {i}: {m['kind']} lacks {', '.join(missing)}"
+    return None
+
+
+@check(KS, "rewards", "every reward equals the seed's formula recomputed from the episode's own numbers")
+def _rewards(row):
+    best = row["baseline_ms"]
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result":
+            want = rewards.result_reward(m["status"], m["time_ms"], best)
+            if m["status"] == "ok" and m["time_ms"] < best:
+                best = m["time_ms"]
+        elif m["kind"] == "verdict":
+            want = rewards.verdict_reward(row["speedup"])
+        else:
+            want = 0.0
+        if not math.isclose(m["reward"], want, abs_tol=2e-6):
+            return f"message {i} ({m['kind']}): reward {m['reward']} != {want}"
+    return None
+
+
+@check(KS, "agent_tallies", "agents' tries, kept and best_ms equal what the messages say")
+def _agent_tallies(row):
+    tries, kept, best = {}, {}, {}
+    shared = row["baseline_ms"]
+    for m in row["messages"]:
+        if m["kind"] == "candidate":
+            tries[m["agent"]] = tries.get(m["agent"], 0) + 1
+        elif m["kind"] == "result" and m["status"] == "ok":
+            who, t = m["to"], m["time_ms"]
+            best[who] = min(best.get(who, math.inf), t)
+            if t < shared:
+                shared = t
+                kept[who] = kept.get(who, 0) + 1
+    for a in row["agents"]:
+        want = (tries.get(a["id"], 0), kept.get(a["id"], 0), best.get(a["id"]))
+        if (a["tries"], a["kept"], a["best_ms"]) != want:
+            return f"agent {a['id']}: tries/kept/best_ms {a['tries']}/{a['kept']}/{a['best_ms']} != {want}"
+    return None
+
+
+@check(KS, "leaderboards", "every leaderboard ranks agents by best time so far")
+def _leaderboards(row):
+    best: dict[str, float] = {}
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result" and m["status"] == "ok":
+            best[m["to"]] = min(best.get(m["to"], math.inf), m["time_ms"])
+        elif m["kind"] == "leaderboard":
+            entries = [(a, float(t)) for a, t in (_BOARD_LINE.match(x).groups()
+                                                   for x in m["content"].splitlines()[1:] if _BOARD_LINE.match(x))]
+            times = [t for _a, t in entries]
+            if times != sorted(times):
+                return f"message {i}: leaderboard not sorted by time"
+            if {a for a, _t in entries} != set(best):
+                return f"message {i}: leaderboard lists {sorted(a for a, _ in entries)}, agents with results {sorted(best)}"
+    return None
+
+
+@check(KS, "merges", "a merge picks the best result so far")
+def _merges(row):
+    shared, owner = row["baseline_ms"], None
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result" and m["status"] == "ok" and m["time_ms"] < shared:
+            shared, owner = m["time_ms"], m["to"]
+        elif m["kind"] == "merge" and (m["time_ms"] != shared or m["to"] != owner):
+            return f"message {i}: merge of {m['to']} at {m['time_ms']} but the best so far is {owner} at {shared}"
+    return None
+
+
+@check(KS, "clock", "t never decreases, elapsed_s is the last t, and the horizon is 1-5 h")
+def _clock(row):
+    ts = [m["t"] for m in row["messages"]]
+    if any(b < a for a, b in zip(ts, ts[1:])):
+        return "t decreases"
+    if row["elapsed_s"] != ts[-1]:
+        return f"elapsed_s {row['elapsed_s']} != last t {ts[-1]}"
+    lo, hi = HOURS_RANGE
+    if not lo * 3600 <= row["elapsed_s"] <= hi * 3600:
+        return f"elapsed {row['elapsed_s'] / 3600:.2f} h outside {lo}-{hi} h"
+    return None
+
+
+@check(KS, "best_and_speedup", "best_ms is the best kept result; speedup == baseline_ms / best_ms")
+def _best(row):
+    ok = [m["time_ms"] for m in _results(row) if m["status"] == "ok"]
+    if not ok or row["best_ms"] != min(ok) or row["best_ms"] >= row["baseline_ms"]:
+        return f"best_ms {row['best_ms']} is not the best kept result"
+    want = row["baseline_ms"] / row["best_ms"]
+    if not math.isclose(row["speedup"], want, rel_tol=_SPEEDUP_RTOL):
+        return f"speedup {row['speedup']} != baseline/best {want:.4g}"
+    return None
+
+
+@check(KS, "physics", "every ok time is at or above the task's roofline")
+def _physics(row):
+    for m in _results(row):
+        if m["status"] == "ok" and m["time_ms"] < row["roofline_ms"]:
+            return f"ok time {m['time_ms']} below roofline {row['roofline_ms']}"
+    return None
+
+
+@check(KS, "arch_gating", "no variant passes on a GPU that lacks a feature it needs")
+def _arch_gating(row):
+    from generator.qa import _requires   # the kernelinfer check's feature lookup, shared
+    from generator.hardware import GPUS
+
+    have = GPUS[row["gpu"]].features
+    for m in _results(row):
+        missing = _requires(row["op"], row["impl"], m["variant"], row["dtype"]) - have
+        if missing and m["status"] not in ("unsupported_arch",):
+            return f"{m['variant']} needs {sorted(missing)} on {row['gpu']} but its result is {m['status']}"
+    return None
+
+
+@check(KS, "unique_ids", "episode_id is unique in the batch", scope="batch")
+def _unique(rows):
+    seen, out = set(), []
+    for r in rows:
+        if r["episode_id"] in seen:
+            out.append(f"duplicate episode_id {r['episode_id']}")
+        seen.add(r["episode_id"])
+    return out

@@ -1,0 +1,33 @@
+"""kernelswarm rewards, exactly as the seed's card defines them; QA and the validator recompute them from here.
+
+A result that improves the shared best earns min(1, log2(prev_best / new)); an ok result that does not improve
+it -0.05; a compile error (or a launch failure: the kernel never ran) -0.1; a wrong result -0.3; a kernel the
+GPU cannot run (an arch-gated instruction refused by ptxas) -0.05; the verdict log2(speedup) / 4; every other
+message 0. The shared best starts at the task's baseline time.
+"""
+from __future__ import annotations
+
+import math
+
+NO_IMPROVEMENT = -0.05
+COMPILE_ERROR = -0.1
+WRONG_RESULT = -0.3
+UNSUPPORTED_ARCH = -0.05
+DIGITS = 6          # rewards are stored rounded to this many decimals
+RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
+
+_PENALTY = {"compile_error": COMPILE_ERROR, "wrong_result": WRONG_RESULT, "unsupported_arch": UNSUPPORTED_ARCH}
+
+
+def result_reward(status: str, time_ms: float | None, prev_best_ms: float) -> float:
+    """The reward of one env result message, given the shared best before it."""
+    if status != "ok":
+        return _PENALTY[status]
+    if time_ms < prev_best_ms:
+        return round(min(1.0, math.log2(prev_best_ms / time_ms)), DIGITS)
+    return NO_IMPROVEMENT
+
+
+def verdict_reward(speedup: float) -> float:
+    """The terminal bonus of the lead's verdict."""
+    return round(math.log2(speedup) / 4, DIGITS)

@@ -1,0 +1,466 @@
+"""One kernelswarm row: a lead and specialist agents optimizing one kernel together, as a pure function.
+
+Why rounds: agents work in parallel on a shared clock, but a team synchronizes: the lead reads everyone's
+results (status, leaderboard), merges the best and re-assigns work before the next round. Within a round each
+agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
+reward is computed against the shared best at that moment (`rewards`). Candidates, compile/launch/correctness
+failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
+renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
+faster before running it.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from generator import clock, rewards
+from generator.feedback import result_line
+from generator.ops import shape_label
+from generator.workbench import EDIT_FAULTS, Outcome, sig, workbench
+
+SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
+                                         "campaign": (5, 20)}
+HOURS_RANGE = (1.0, 5.0)            # every episode's horizon, as the seed's card states
+HORIZON_MEDIAN_H = 2.3
+ARCH_KINDS = ("arch_unsupported", "triton_fp8_unsupported")   # the GPU cannot run it: reward -0.05
+LEAD_THINK_S = 45.0                  # median seconds the lead spends on a coordination message
+
+
+@dataclass
+class Agent:
+    id: str
+    role: str                        # lead | worker | reviewer | verifier | tuner
+    skill: float
+    t: float = 0.0                   # this agent's own clock
+    tries: int = 0
+    kept: int = 0
+    best: Outcome | None = None
+    assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
+
+    def row(self) -> dict:
+        return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
+                "kept": self.kept, "best_ms": self.best.time_ms if self.best else None}
+
+
+@dataclass
+class _Pending:
+    """An agent's turn inside a round: messages whose rewards wait for the round's time order."""
+
+    t: float
+    order: int
+    message: dict
+    agent: Agent | None = None
+    outcome: Outcome | None = None
+    status: str | None = None
+
+
+@dataclass
+class _Episode:
+    task: object
+    scenario: str
+    rng: np.random.Generator
+    agents: list[Agent] = field(default_factory=list)
+    messages: list[dict] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.wb = workbench(self.task)
+        self.baseline = self.wb.fields["baseline_ms"]
+        self.best: Outcome | None = None
+        self.best_owner: Agent | None = None
+        self.best_ms = self.baseline
+        self.now = 0.0
+        self.pending: list[_Pending] = []
+        self._order = itertools.count()
+        lo, hi = SCENARIOS[self.scenario]
+        n = int(self.rng.integers(lo, hi + 1))
+        self.lead = Agent("lead", "lead", 1.0)
+        self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), self._skill()) for i in range(1, n + 1)]
+        self.budget = int(np.clip(round(18 + 6.2 * n + self.rng.normal(0, 6)), 20, 220))
+
+    # ------------------------------------------------------------------ setup
+    def _role(self, i: int, n: int) -> str:
+        if self.scenario == "pipeline":
+            return {1: "worker", 2: "reviewer", 3: "verifier"}.get(i, "tuner")
+        if self.scenario == "campaign" and i == n:
+            return "verifier"
+        return "worker"
+
+    def _skill(self) -> float:
+        return float(np.clip(self.rng.normal(1.0, 0.13), 0.6, 1.4))
+
+    @property
+    def specialists(self) -> list[Agent]:
+        return self.agents[1:]
+
+    def builders(self, role: str = "worker") -> list[Agent]:
+        return [a for a in self.specialists if a.role == role]
+
+    # ------------------------------------------------------------------ messages
+    def _think(self, median: float) -> float:
+        return median * float(np.exp(0.5 * self.rng.standard_normal()))
+
+    def say(self, agent: Agent, kind: str, content: str, **extra) -> dict:
+        """A coordination message now (after the round): reward 0."""
+        self.now = max(self.now, agent.t) + self._think(LEAD_THINK_S if agent is self.lead else 25.0)
+        agent.t = self.now
+        msg = {"role": agent.role, "agent": agent.id, "kind": kind, "content": content, "t": self.now,
+               "reward": 0.0, **extra}
+        self.messages.append(msg)
+        return msg
+
+    def queue(self, agent: Agent, kind: str, content: str, **extra) -> None:
+        """A message inside a round, at the agent's own clock (kept in time order at the round's end)."""
+        self.pending.append(_Pending(agent.t, next(self._order), {
+            "role": agent.role, "agent": agent.id, "kind": kind, "content": content, "t": agent.t,
+            "reward": 0.0, **extra}))
+
+    def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
+        """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
+        p_fault = float(np.clip(0.13 / agent.skill, 0.03, 0.3))
+        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < p_fault)
+        cost = clock.step_cost(self.rng, kind=kind, impl=self.task.impl, source_lines=outcome.lines,
+                               status=outcome.status)
+        agent.t = max(agent.t, self.now) + cost.think
+        agent.tries += 1
+        self.queue(agent, "candidate", outcome.source.text, variant=tag, params=dict(params))
+        agent.t += cost.machine
+        status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.status
+        env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
+               "to": agent.id, "variant": tag, "status": status, "time_ms": outcome.time_ms}
+        self.pending.append(_Pending(agent.t, next(self._order), env, agent, outcome, status))
+        return outcome
+
+    def close_round(self) -> None:
+        """Put the round's messages in time order and score each result against the shared best."""
+        for p in sorted(self.pending, key=lambda p: (p.t, p.order)):
+            msg = p.message
+            msg["t"] = p.t
+            if p.outcome is not None:
+                msg["reward"] = rewards.result_reward(p.status, p.outcome.time_ms, self.best_ms)
+                best_before = self.best_ms if self.best is not None else None
+                msg["content"] = (f"{result_line(p.t, p.status)}\n"
+                                  f"{self.wb.feedback(p.outcome, best_before, self.rng)}")
+                if p.status == "ok" and p.outcome.time_ms < self.best_ms:
+                    self.best_ms, self.best, self.best_owner = p.outcome.time_ms, p.outcome, p.agent
+                    p.agent.kept += 1
+                if p.status == "ok" and (p.agent.best is None or p.outcome.time_ms < p.agent.best.time_ms):
+                    p.agent.best = p.outcome
+            self.messages.append(msg)
+            self.now = max(self.now, p.t)
+        self.pending.clear()
+
+    def room(self, reserve: int) -> bool:
+        return len(self.messages) + len(self.pending) + reserve < self.budget
+
+    # ------------------------------------------------------------------ choices
+    def legal_tags(self) -> list[str]:
+        return [v.tag for v in self.wb.variants if self.wb.legal[v.tag] and v.level > 0] or \
+               [self.wb.variants[0].tag]
+
+    def gated_tags(self) -> list[str]:
+        return [v.tag for v in self.wb.variants if not self.wb.legal[v.tag]]
+
+    def guess(self, agent: Agent, tag: str, params: dict) -> float:
+        """The agent's estimate of a configuration's time: the model blurred by inexperience."""
+        model = self.wb.model_ms(tag, params)
+        base = model if model is not None else self.best_ms * float(self.rng.uniform(0.7, 1.1))
+        return base * float(np.exp((0.3 / agent.skill) * self.rng.standard_normal()))
+
+    def pick(self, agent: Agent, tag: str, options: list[dict]) -> dict:
+        """Of `options`, the one the agent believes fastest among the few it has time to consider."""
+        k = min(len(options), 1 + int(round(2 * agent.skill)))
+        idx = self.rng.choice(len(options), size=k, replace=False)
+        return options[min(idx, key=lambda i: self.guess(agent, tag, options[int(i)]))]
+
+    def neighbours(self, tag: str, params: dict) -> list[dict]:
+        space = self.wb.by_tag[tag].params
+        out = []
+        for name, values in space.items():
+            i = values.index(params[name])
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(values):
+                    out.append({**params, name: values[j]})
+        return out or [dict(params)]
+
+    def configs(self, tag: str) -> list[dict]:
+        """Every configuration of a variant's space, in a shuffled but deterministic order."""
+        space = self.wb.by_tag[tag].params
+        names = list(space)
+        grid = [dict(zip(names, combo)) for combo in itertools.product(*(space[n] for n in names))]
+        return [grid[int(i)] for i in self.rng.permutation(len(grid))]
+
+    # ------------------------------------------------------------------ shared turns
+    def work(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
+        """One candidate, and a fix of the agent's own editing mistake right after it when there was one."""
+        out = self.attempt(agent, tag, params, kind)
+        if out.expected.kind in EDIT_FAULTS and self.room(4):
+            out = self.attempt(agent, tag, params, "fix")
+        return out
+
+    def tune_around(self, agent: Agent, tag: str, params: dict) -> Outcome:
+        return self.work(agent, tag, self.pick(agent, tag, self.neighbours(tag, params)), "tune")
+
+    def statuses(self, agents: list[Agent]) -> None:
+        for a in agents:
+            if not self.room(3):
+                return
+            best = f"best {a.best.time_ms:.4g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
+            self.say(a, "status", f"{a.id}: {a.tries} tries, {a.kept} kept, {best}")
+
+    def leaderboard(self) -> None:
+        ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
+        lines = [f"{i}. {a.id} {a.best.time_ms:.5g} ms ({a.best.tag} {_params_text(a.best.params)})"
+                 for i, a in enumerate(ranked, 1)]
+        self.now += self._think(5.0)
+        self.messages.append({"role": "env", "agent": "env", "kind": "leaderboard", "t": self.now, "reward": 0.0,
+                              "content": "leaderboard (best time per agent):\n" + ("\n".join(lines) or "(empty)")})
+
+    def merge(self) -> None:
+        if self.best is None:
+            return
+        b, owner = self.best, self.best_owner
+        self.say(self.lead, "merge", f"merge {owner.id}: {b.tag} {_params_text(b.params)} at {b.time_ms:.5g} ms "
+                 f"is the shared best ({self.baseline / b.time_ms:.2f}x over baseline)",
+                 to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
+
+    def dispatch(self, agent: Agent, tag: str, configs: list[dict], text: str) -> None:
+        agent.assignment = (tag, list(configs))
+        self.say(self.lead, "dispatch", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
+
+    def redirect(self, agent: Agent, tag: str, params: dict) -> None:
+        agent.assignment = (tag, [params])
+        text = f"switch to {tag}; tune around {_params_text(params)}"
+        self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
+
+    def ensure_improvement(self) -> None:
+        """A team that found nothing faster than the baseline keeps its strongest builder going (bounded)."""
+        for _ in range(12):
+            if self.best is not None:
+                return
+            agent = max(self.builders() or self.specialists, key=lambda a: a.skill)
+            tag = self.legal_tags()[-1] if self.rng.random() < 0.5 else self.legal_tags()[0]
+            self.work(agent, tag, self.wb.defaults(tag), "new_variant")
+            self.close_round()
+
+    def verdict(self) -> None:
+        self.ensure_improvement()
+        b = self.best
+        speedup = sig(self.baseline / b.time_ms, 4)
+        ok = sum(1 for m in self.messages if m["kind"] == "result" and m["status"] == "ok")
+        results = sum(1 for m in self.messages if m["kind"] == "result")
+        msg = self.say(self.lead, "verdict",
+                       f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
+                       f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; {ok}/{results} results passed",
+                       variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
+        msg["reward"] = rewards.verdict_reward(speedup)
+        self.speedup = speedup
+
+
+def _params_text(params: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in params.items())
+
+
+
+# ---------------------------------------------------------------------- scenarios
+def _dispatch(ep: _Episode) -> None:
+    workers = ep.builders()
+    tags = ep.legal_tags()
+    gated = ep.gated_tags()
+    picks = tags[-len(workers):] if len(tags) >= len(workers) else [tags[i % len(tags)] for i in range(len(workers))]
+    if gated and ep.rng.random() < 0.35:                     # the lead overlooks an arch limit once
+        picks[int(ep.rng.integers(len(picks)))] = gated[int(ep.rng.integers(len(gated)))]
+    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: split "
+           f"{len(set(picks))} variants across {len(workers)} agents, merge best, redirect losers")
+    for w, tag in zip(workers, picks):
+        ep.dispatch(w, tag, [ep.wb.defaults(tag)], f"implement {tag} (start from its defaults)")
+    for w in workers:
+        tag, cfgs = w.assignment
+        ep.work(w, tag, cfgs[0], "new_variant")
+    ep.close_round()
+    ep.statuses(workers)
+    while ep.room(2 * len(workers)) and ep.best is not None:
+        ep.leaderboard()
+        ep.merge()
+        for w in workers:
+            if w is not ep.best_owner and ep.room(3):
+                ep.redirect(w, ep.best.tag, ep.best.params)
+        for w in workers:
+            base = w.best if w.best is not None and w.best.tag == ep.best.tag else ep.best
+            ep.tune_around(w, base.tag, base.params)
+        ep.close_round()
+        ep.statuses(workers)
+    ep.merge()
+    ep.verdict()
+
+
+def _parallel_sweep(ep: _Episode) -> None:
+    workers = ep.builders()
+    tags = ep.legal_tags()
+    tag = min(tags, key=lambda t: ep.guess(ep.lead, t, ep.wb.defaults(t)))
+    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: "
+           f"{len(workers)}-agent parallel cfg sweep on strongest variant, leaderboard merge, top-2 refine")
+    grid = ep.configs(tag)
+    slices = [grid[i::len(workers)] for i in range(len(workers))]
+    for w, part in zip(workers, slices):
+        ep.dispatch(w, tag, part, f"sweep {tag}: {len(part)} of {len(grid)} configs (slice {w.id})")
+    per_worker = max(1, min(3, (ep.budget - 3 * len(workers) - 12) // (2 * len(workers))))
+    for w in workers:
+        part = w.assignment[1]
+        for cfg in part[:per_worker] or [ep.wb.defaults(tag)]:
+            ep.work(w, tag, cfg, "tune")
+    ep.close_round()
+    ep.leaderboard()
+    ep.merge()
+    ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:2]
+    for w in ranked:
+        ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {_params_text(w.best.params)}")
+    while ranked and ep.room(len(ranked) * 3):
+        for w in ranked:
+            ep.tune_around(w, w.best.tag, w.best.params)
+        ep.close_round()
+        ep.statuses(ranked)
+    ep.leaderboard()
+    ep.merge()
+    ep.verdict()
+
+
+def _pipeline(ep: _Episode) -> None:
+    proposer, reviewer, verifier = (ep.specialists[0], ep.specialists[1], ep.specialists[2])
+    tuners = ep.builders("tuner") or [proposer]
+    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: "
+           f"proposer -> review -> verify -> tune pipeline over variants")
+    ladder = ep.legal_tags()
+    gated = ep.gated_tags()
+    if gated and ep.rng.random() < 0.35:
+        ladder.insert(int(ep.rng.integers(len(ladder) + 1)), gated[int(ep.rng.integers(len(gated)))])
+    ep.dispatch(proposer, ladder[0], [], f"propose variants in order: {', '.join(ladder)}")
+    for tag in ladder:
+        if not ep.room(10):
+            break
+        _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
+    ep.merge()
+    ep.verdict()
+
+
+def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
+    params = ep.wb.defaults(tag)
+    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < float(np.clip(0.13 / proposer.skill, .03, .3)))
+    caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
+             (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    if caught:
+        proposer.t = max(proposer.t, ep.now) + ep._think(150.0)
+        proposer.tries += 1
+        ep.queue(proposer, "candidate", cand.source.text, variant=tag, params=dict(params))
+        ep.close_round()
+        why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
+               f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
+               else f"will not compile: {cand.expected.message}")
+        ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag)
+        if cand.expected.kind == "arch_unsupported":
+            return
+        out = ep.work(proposer, tag, params, "fix")
+    else:
+        ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: structure and indexing look right", to=proposer.id,
+               status="pass", variant=tag)
+        out = ep.work(proposer, tag, params, "new_variant")
+    ep.close_round()
+    if out.status != "ok":
+        return
+    ep.say(verifier, "verify", f"re-checked {proposer.id}/{tag} against the fp64 reference on 3 extra seeds: pass",
+           to=proposer.id, status="pass", variant=tag)
+    tuner = tuners[int(ep.rng.integers(len(tuners)))]
+    if tuner is not proposer:
+        ep.say(proposer, "handoff", f"{proposer.id} -> {tuner.id}: {tag} {_params_text(params)} "
+               f"({out.time_ms:.5g} ms) for tuning", to=tuner.id, variant=tag, params=dict(params))
+    base = out
+    for _ in range(int(ep.rng.integers(1, 4))):
+        if not ep.room(8):
+            break
+        res = ep.tune_around(tuner, base.tag, base.params)
+        ep.close_round()
+        if res.status == "ok" and res.time_ms < base.time_ms:
+            base = res
+    ep.statuses([proposer, tuner] if tuner is not proposer else [proposer])
+
+
+def _campaign(ep: _Episode) -> None:
+    workers = ep.builders()
+    verifier = ep.builders("verifier")[0]
+    tags = ep.legal_tags()
+    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: fleet "
+           f"dispatch over {len(tags)} variants x cfg space on {len(workers)} agents, verifier rebench of winners")
+    grids = {t: ep.configs(t) for t in tags}
+    for i, w in enumerate(workers):
+        tag = tags[i % len(tags)]
+        share = grids[tag][i // len(tags)::max(1, -(-len(workers) // len(tags)))][:4] or [ep.wb.defaults(tag)]
+        ep.dispatch(w, tag, share, f"{tag}: {len(share)} configs of {len(grids[tag])}")
+    for w in workers:
+        tag, share = w.assignment
+        ep.work(w, tag, share[0], "new_variant")
+    ep.close_round()
+    rnd = 1
+    while ep.room(2 * len(workers)) and ep.best is not None:
+        ep.leaderboard()
+        ep.merge()
+        ranked = sorted(workers, key=lambda a: (a.best.time_ms if a.best else math.inf, a.id))
+        for w in ranked[len(ranked) // 2:]:
+            if ep.room(3):
+                ep.redirect(w, ep.best.tag, ep.best.params)
+        for w in workers:
+            tag, share = w.assignment
+            if w.assignment[1] and len(share) > rnd and w.best is None:
+                ep.work(w, tag, share[rnd], "tune")
+            else:
+                base = w.best if w.best is not None and w.best.tag == tag else ep.best
+                ep.tune_around(w, base.tag, base.params)
+        ep.close_round()
+        rnd += 1
+    ep.leaderboard()
+    ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:3]
+    for w in ranked:
+        drift = float(ep.rng.normal(0, 0.6))
+        ep.say(verifier, "verify", f"rebench {w.id}: {w.best.tag} {w.best.time_ms:.5g} ms reported, "
+               f"{w.best.time_ms * (1 + drift / 100):.5g} ms on rerun ({drift:+.1f}%), correctness pass",
+               to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms)
+    ep.merge()
+    ep.verdict()
+
+
+_PLAYS = {"dispatch": _dispatch, "parallel_sweep": _parallel_sweep, "pipeline": _pipeline, "campaign": _campaign}
+
+
+def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
+    """One episode row (DESIGN.md "Row formats"), without its id (which depends on its siblings: see ids)."""
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    ep = _Episode(task, scenario, rng)
+    _PLAYS[scenario](ep)
+    _fit_clock(ep)
+    fields = ep.wb.fields
+    return {
+        "scenario": scenario, "n_agents": len(ep.specialists),
+        **{k: fields[k] for k in ("op", "impl", "gpu", "arch", "dtype", "shape")},
+        "baseline_ms": ep.baseline, "roofline_ms": fields["roofline_ms"], "best_ms": ep.best.time_ms,
+        "speedup": ep.speedup, "elapsed_s": ep.messages[-1]["t"],
+        "agents": [a.row() for a in ep.agents], "num_messages": len(ep.messages), "messages": ep.messages,
+    }
+
+
+def _fit_clock(ep: _Episode) -> None:
+    """Scale the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
+    long a campaign runs), keeping the order of events; 0.1 s resolution."""
+    total = ep.messages[-1]["t"]
+    hours = float(np.clip(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal()),
+                          HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02))
+    scale = 3600 * hours / total
+    previous = 0.0
+    for m in ep.messages:
+        t = max(round(m["t"] * scale, 1), previous)
+        m["t"] = previous = t
+        if m["kind"] == "result":
+            status = m["status"]
+            m["content"] = result_line(t, status) + m["content"][m["content"].index("\n"):]
+

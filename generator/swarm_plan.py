@@ -1,0 +1,86 @@
+"""Which task and scenario each kernelswarm episode gets, and its seed-style id.
+
+The seed's 17 ops, each with the one implementation the seed's card gives it (14 CUDA, 3 Triton: the two
+`triton_*` ops and fused_qkv_rope, whose fused QKV-split + RoPE kernel is a Triton staple in vLLM/SGLang).
+Held-out (op, gpu, shape) groups never appear in training. Each training (task, scenario) pair is used at most
+once, so episodes differ by task or by scenario. The id has the seed's form
+`{op}_{gpu}_{B=..,H=..}_{scenario}_{num_messages}`; two episodes can share it only when they share
+(op, gpu, shape, scenario), i.e. differ only by dtype, so an id gets a suffix `_2`, `_3` ... only then, decided
+by simulating those few siblings (pure functions of (seed, index)), so every shard names its rows alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from generator.ops import shape_label
+from generator.seeding import rng_for, rng_for_purpose
+from generator.swarm import SCENARIOS, simulate_episode
+from generator.tasks import Task, split_tasks
+
+DATASET = "kernelswarm"
+SWARM_IMPLS = {
+    "flash_decode": "cuda", "swa_decode": "cuda", "gemm_fp16": "cuda", "int8_gemm": "cuda", "fp8_gemm": "cuda",
+    "int4_gemv": "cuda", "rmsnorm": "cuda", "rope": "cuda", "swiglu_act": "cuda", "topk_sample": "cuda",
+    "nucleus_sample": "cuda", "mamba_scan": "cuda", "moe_scatter": "cuda", "kv_append": "cuda",
+    "fused_qkv_rope": "triton", "triton_flash_decode": "triton", "triton_rmsnorm": "triton",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    episodes: tuple[tuple[Task, str], ...]     # (task, scenario) per episode index
+    holdout: tuple[Task, ...]
+
+
+@lru_cache(maxsize=4)
+def plan(seed: int, episodes: int, holdout: int) -> Plan:
+    """The episode assignment for (seed, counts): deterministic, catalog-ordered like the seed's rows."""
+    split = split_tasks(seed, None, holdout, ops=tuple(SWARM_IMPLS), dataset=DATASET)
+    train = [t for t in split.train if SWARM_IMPLS[t.op] == t.impl]
+    held = tuple(t if SWARM_IMPLS[t.op] == t.impl else _with_impl(t) for t in split.holdout)
+    pairs = [(t, s) for t in train for s in SCENARIOS]
+    if episodes > len(pairs):
+        raise ValueError(f"asked for {episodes} episodes but only {len(pairs)} (task, scenario) pairs exist")
+    rng = rng_for_purpose(seed, DATASET, "split")
+    rng.random()   # a stream apart from the one the task split used
+    chosen = sorted(rng.choice(len(pairs), size=episodes, replace=False).tolist())
+    return Plan(tuple(pairs[i] for i in chosen), held)
+
+
+def _with_impl(task: Task) -> Task:
+    return Task(task.op, SWARM_IMPLS[task.op], task.gpu, task.dtype, task.shape)
+
+
+def _prefix(task: Task, scenario: str) -> str:
+    return f"{task.op}_{task.gpu}_{shape_label(dict(task.shape))}_{scenario}"
+
+
+@lru_cache(maxsize=256)
+def _num_messages(seed: int, episodes: int, holdout: int, index: int) -> int:
+    task, scenario = plan(seed, episodes, holdout).episodes[index]
+    return simulate_episode(task, scenario, rng_for(seed, DATASET, index))["num_messages"]
+
+
+def episode(seed: int, episodes: int, holdout: int, index: int) -> dict:
+    """Episode `index` as a row, its `episode_id` first."""
+    p = plan(seed, episodes, holdout)
+    task, scenario = p.episodes[index]
+    row = simulate_episode(task, scenario, rng_for(seed, DATASET, index))
+    base = f"{_prefix(task, scenario)}_{row['num_messages']}"
+    clashes = sum(1 for j in _groups(seed, episodes, holdout)[_group_key(task, scenario)]
+                  if j < index and _num_messages(seed, episodes, holdout, j) == row["num_messages"])
+    return {"episode_id": base if clashes == 0 else f"{base}_{clashes + 1}", **row}
+
+
+def _group_key(task: Task, scenario: str) -> tuple:
+    return (task.op, task.gpu, task.shape, scenario)
+
+
+@lru_cache(maxsize=4)
+def _groups(seed: int, episodes: int, holdout: int) -> dict[tuple, list[int]]:
+    """Episode indices by id prefix: the only episodes an id can clash with."""
+    groups: dict[tuple, list[int]] = {}
+    for j, (t, s) in enumerate(plan(seed, episodes, holdout).episodes):
+        groups.setdefault(_group_key(t, s), []).append(j)
+    return groups

@@ -1,0 +1,126 @@
+"""One task's test bench: per-task facts, and what happens to a candidate when the harness builds and runs it.
+
+Both simulators (kernelinfer sessions, kernelswarm episodes) submit candidates through this one place, so a
+(variant, params) pair renders, compiles, fails and times the same way whoever wrote it. Rendering and the model
+time are cached per (variant, params): an optimizer revisits the same candidates many times.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from generator import feedback, perf
+from generator.hardware import GPUS
+from generator.kernels import Source, render
+from generator.kernels.faults import Expected, NoFaultSite, expect_clean, inject
+from generator.ops import OPS
+from generator.variants import legal_on, variants_for
+
+TIME_DIGITS = 5                      # significant digits of every *_ms field
+NOISE_SIGMA = 0.015                  # benchmark run-to-run noise (lognormal)
+# Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
+COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg"),
+                  "triton": ("triton_compilation_error",)}
+WRONG_FAULTS = {"cuda": ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction"),
+                "triton": ("off_by_one_mask", "wrong_stride", "dropped_scale")}
+EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
+
+
+def sig(x: float, digits: int = TIME_DIGITS) -> float:
+    """Round to `digits` significant digits, always returning a float (one JSON type per field)."""
+    return float(f"{x:.{digits}g}")
+
+
+def task_fields(task) -> dict:
+    """The task as a row states it (sessions, episodes and holdout rows share these fields)."""
+    op, gpu = OPS[task.op], GPUS[task.gpu]
+    return {"op": task.op, "impl": task.impl, "gpu": task.gpu, "arch": gpu.arch, "dtype": task.dtype,
+            "shape": dict(task.shape), "signature": op.signature(task.impl), "desc": op.desc,
+            "baseline_ms": sig(perf.baseline_ms(task)), "roofline_ms": sig(perf.roofline_ms(task))}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A submitted candidate after the harness: its source, what the tools did, and the measured time."""
+
+    tag: str
+    params: dict
+    source: Source
+    expected: Expected
+    time_ms: float | None            # measured (noisy, rounded, >= roofline) when status is ok
+
+    @property
+    def status(self) -> str:
+        return self.expected.status
+
+    @property
+    def lines(self) -> int:
+        return self.source.text.count("\n") + 1
+
+
+class Workbench:
+    """Per-task facts computed once, and candidate evaluation."""
+
+    def __init__(self, task):
+        self.task = task
+        self.gpu = GPUS[task.gpu]
+        self.fields = task_fields(task)
+        self.roofline = perf.roofline_ms(task)
+        self.variants = variants_for(task.op, task.impl)
+        self.by_tag = {v.tag: v for v in self.variants}
+        self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
+        self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}
+
+    def defaults(self, tag: str) -> dict:
+        return {name: values[0] for name, values in self.by_tag[tag].params.items()}
+
+    def model_ms(self, tag: str, params: dict) -> float | None:
+        """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
+        return self._clean(tag, params)[2]
+
+    def _clean(self, tag: str, params: dict) -> tuple[Source, Expected, float | None]:
+        key = (tag, tuple(params.items()))
+        hit = self._renders.get(key)
+        if hit is None:
+            v = self.by_tag[tag]
+            source = render(self.task, v, params)
+            expected = expect_clean(source, self.task, v, params)
+            model = perf.time_ms(self.task, v, params) if expected.status == "ok" else None
+            hit = self._renders[key] = (source, expected, model)
+        return hit
+
+    def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
+               p_wrong: float = 0.17) -> Outcome:
+        """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits)."""
+        source, expected, model = self._clean(tag, params)
+        if fault and expected.status == "ok":
+            edited = self._edit_mistake(source, rng, p_wrong)
+            if edited is not None:
+                source, expected = edited
+        time_ms = None
+        if expected.status == "ok":
+            time_ms = sig(max(model * float(np.exp(NOISE_SIGMA * rng.standard_normal())), self.roofline))
+        return Outcome(tag, dict(params), source, expected, time_ms)
+
+    def _edit_mistake(self, source: Source, rng: np.random.Generator, p_wrong: float):
+        impl = self.task.impl
+        pool = WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl]
+        for i in rng.permutation(len(pool)):
+            try:
+                return inject(source, pool[i], rng)
+            except NoFaultSite:
+                continue
+        return None
+
+    def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:
+        """The harness report for `outcome` (the text after the RESULT line)."""
+        return feedback.feedback_text(self.task, outcome.expected, time_ms=outcome.time_ms,
+                                      baseline_ms=self.fields["baseline_ms"], best_ms=best_ms, rng=rng)
+
+
+@lru_cache(maxsize=256)
+def workbench(task) -> Workbench:
+    """The cached bench of `task` (tasks are hashable; a shard revisits few tasks many times)."""
+    return Workbench(task)

@@ -87,6 +87,7 @@ class RowSchema:
         self.number_fields = tuple(_number_fields(self.document, self.document, ()))
         self.nullable_paths = frozenset(f.path for f in self.number_fields if f.nullable)
         self._tree = _tree(self.number_fields)
+        self._numbers_ok = _compile_numbers(self._tree)
 
     def errors(self, row) -> list[tuple[str, str]]:
         """Every violation as (JSON path, message), in document order.
@@ -103,6 +104,8 @@ class RowSchema:
         Adds to `seen` the path of each nullable field that holds a number (a file where one never does makes
         Arrow infer a null column, see validate's cross-file rules).
         """
+        if self._numbers_ok(row, seen):
+            return []
         out: list[tuple[str, str]] = []
         _walk_numbers(row, self._tree, (), out, seen)
         return out
@@ -174,6 +177,38 @@ def _tree(fields) -> dict:
             node = node.setdefault(part, {})
         node[field.path[-1]] = field
     return tree
+
+
+def _compile_numbers(tree: dict):
+    """`(obj, seen) -> bool`: the hot-path form of `_walk_numbers`, one closure per level, no paths built."""
+    leaves = [(key, sub.type, sub.nullable and sub.path) for key, sub in tree.items() if isinstance(sub, NumberField)]
+    arrays = [(key, _compile_numbers(sub["*"])) for key, sub in tree.items()
+              if not isinstance(sub, NumberField) and "*" in sub]
+    structs = [(key, _compile_numbers(sub)) for key, sub in tree.items()
+               if not isinstance(sub, NumberField) and "*" not in sub]
+
+    def ok(obj, seen: set) -> bool:
+        good = True
+        for key, kind, nullable in leaves:
+            value = obj.get(key)
+            if value is not None:
+                if type(value) is not kind and type(value) in (int, float):
+                    good = False
+                elif nullable:
+                    seen.add(nullable)
+        for key, check in arrays:
+            items = obj.get(key)
+            if type(items) is list:
+                for item in items:
+                    if type(item) is dict and not check(item, seen):
+                        good = False
+        for key, check in structs:
+            value = obj.get(key)
+            if type(value) is dict and not check(value, seen):
+                good = False
+        return good
+
+    return ok
 
 
 def _walk_numbers(value, tree: dict, shown: tuple, out: list, seen: set) -> None:

@@ -20,7 +20,7 @@ _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, Zero
 def check(schema: str, row: dict) -> list[str]:
     """Messages for every rule `row` (already valid against `schema`) breaks, each naming its rule."""
     out = []
-    for name, rule in _rules(schema):
+    for name, rule in rules_for(schema):
         try:
             message = rule(row)
         except _ROW_ERRORS as exc:
@@ -31,7 +31,8 @@ def check(schema: str, row: dict) -> list[str]:
 
 
 @functools.cache
-def _rules(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
+def rules_for(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
+    """(name, rule) pairs for rows of `schema`; importing the QA registry once (before forking workers)."""
     rules = [("task_in_catalog", task_in_catalog)]
     if schema in ("session", "task"):
         rules.append(("baseline_above_roofline", baseline_above_roofline))

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import orjson
 
-from generator.rowcheck import Checker
+from generator.crossfile import CrossFile
+from generator.rowscan import Chunk, Scan, scan_lines
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,15 @@ def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = Non
     resolved = {p.resolve() for p in (src, good, rejects)}
     if len(resolved) != 3:
         raise InputError("SRC, --good and --rejects must be three different files")
-    checker = Checker(semantic_rules=semantic)
+    cross = CrossFile()   # duplicate ids within SRC
+    scan = Scan(Chunk(src, 0, src.stat().st_size, schema, True, True))
     counts = [0, 0]
     temps = [p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in (good, rejects)]
     try:
         with open(temps[0], "wb") as ok_out, open(temps[1], "wb") as bad_out:
-            for number, line, problems in checker.check_file(src, schema):
+            for number, line, problems, record in scan_lines(scan, semantic):
+                if record is not None:
+                    cross.row(str(src), number, record, problems)
                 reasons = [f"{p.kind}: {p.message}" for p in problems if p.kind != "no_final_newline"]
                 if reasons:
                     bad_out.write(reject_record(number, line, reasons))

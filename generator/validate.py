@@ -3,28 +3,34 @@ loads or publishes them. Library entry point `validate_paths` (used by the write
 
 A folder is checked as a whole: every data file against its schema (chosen by file name, or sniffed from the
 rows of `batches/*.jsonl`), the merged view against the byte concatenation of the shards, `stats.json` against
-its schema, and the cross-file rules of `rowcheck`. `--split` separates a file's good lines from its bad ones.
+its schema, and the cross-file rules of `crossfile`. `--split` separates a file's good lines from its bad ones.
 Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import orjson
 
-from generator import schemas
-from generator.rowcheck import Checker, Problem
+from generator import schemas, semantic as semantic_rules
+from generator.crossfile import CrossFile
+from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, usable_cpus
 
 MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}
 STATS = "stats.json"
 SHARDS = "batches"
 TRAINING_FIRST = {"session": 0, "episode": 0, None: 1, "task": 2}  # holdout rows are checked against training
+CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
+MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
+PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
 
 
 class InputError(Exception):
@@ -80,16 +86,59 @@ class _Target:
     schema: str | None
     role: str = "rows"               # rows | merged (compare with shards) | document (one JSON value)
     shards: tuple[Path, ...] = ()
+    chunks: tuple[Chunk, ...] = ()   # rows: the file cut into units of work
 
 
 def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, max_errors: int | None = None,
-                   progress: bool | None = None) -> Report:
+                   progress: bool | None = None, jobs: int = 1) -> Report:
     """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
 
+    `jobs` > 1 spreads the per-line work of large inputs over processes; findings and their order are the same.
     Raises InputError for a missing or unreadable path or an unknown schema name."""
     if schema is not None and schema not in schemas.NAMES:
         raise InputError(f"unknown schema {schema!r}; expected one of {', '.join(schemas.NAMES)}")
     report = Report()
+    try:
+        targets = _plan(paths, schema, report)
+        total = sum(t.path.stat().st_size for t in targets)
+        jobs = jobs if total >= PARALLEL_MIN_BYTES else 1
+        size = CHUNK_BYTES if jobs == 1 else min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * jobs)))
+        targets = [replace(t, chunks=tuple(chunks_of(t.path, t.schema, size))) if t.role == "rows" else t
+                   for t in targets]
+    except OSError as exc:
+        raise InputError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+    bar = _progress_bar(total, progress)
+    results = _scans([c for t in targets for c in t.chunks], semantic, jobs)
+
+    def add(path: str, line: int | None, problem: Problem) -> None:
+        report.findings.append(Finding(path, line or None, problem.kind, f"{problem.kind}: {problem.message}"))
+        if max_errors is not None and len(report.findings) >= max_errors:
+            raise _Stop
+
+    cross = CrossFile()
+    try:
+        for target in targets:
+            report.files += 1
+            if target.role == "rows":
+                report.lines += _check_rows(target, results, cross, add, bar)
+            else:
+                _check_other(target, add)
+                if bar:
+                    bar.update(target.path.stat().st_size)
+        for path, problem in cross.finish():
+            add(path, None, problem)
+    except _Stop:
+        report.stopped = True
+    except OSError as exc:
+        raise InputError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+    finally:
+        results.close()
+        if bar:
+            bar.close()
+    return report
+
+
+def _plan(paths, schema: str | None, report: Report) -> list[_Target]:
     targets: list[_Target] = []
     for raw in paths:
         path = Path(raw)
@@ -101,29 +150,55 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
         else:
             raise InputError(f"{path}: no such file or folder")
     targets.sort(key=lambda t: TRAINING_FIRST.get(t.schema, 1))
-    bar = _progress_bar(targets, progress)
-    checker = Checker(semantic_rules=semantic, on_bytes=bar.update if bar else None)
+    return targets
 
-    def add(path: str, line: int | None, problem: Problem) -> None:
-        report.findings.append(Finding(path, line or None, problem.kind, f"{problem.kind}: {problem.message}"))
-        if max_errors is not None and len(report.findings) >= max_errors:
-            raise _Stop
 
+def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
+    """(scan, iterator of (local line, problems, record)) per chunk, in order; in this process or a pool."""
+    if jobs <= 1 or len(chunks) < 2:
+        for chunk in chunks:
+            scan = Scan(chunk)
+            yield scan, ((n, p, r) for n, _line, p, r in scan_lines(scan, semantic))
+        return
+    for name in schemas.NAMES:   # compile before forking, so workers inherit instead of recompiling
+        schemas.compiled(name)
+        if semantic:
+            semantic_rules.rules_for(name)
+    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context())
     try:
-        for target in targets:
-            report.files += 1
-            _check_target(target, checker, add)
-        for path, problem in checker.finish():
-            add(path, None, problem)
-    except _Stop:
-        report.stopped = True
-    except OSError as exc:
-        raise InputError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+        for scan in pool.map(scan_chunk, chunks, [semantic] * len(chunks)):
+            yield scan, iter(scan.rows)
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _mp_context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> int:
+    """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; returns lines."""
+    shown = str(target.path)
+    offset = rows = 0
+    seen: set = set()
+    schema = target.schema
+    for chunk in target.chunks:
+        scan, items = next(results)
+        for number, problems, record in items:
+            line = offset + number
+            if record is not None:
+                rows += 1
+                cross.row(shown, line, record, problems)
+            for problem in problems:
+                add(shown, line, problem)
+        offset += scan.lines
+        seen |= scan.seen
+        schema = schema or scan.schema
         if bar:
-            bar.close()
-    report.lines = checker.lines
-    return report
+            bar.update(chunk.end - chunk.start)
+    cross.end_file(shown, schema, offset, rows, seen)
+    return offset
 
 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
@@ -151,21 +226,14 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     return targets
 
 
-def _check_target(target: _Target, checker: Checker, add) -> None:
+def _check_other(target: _Target, add) -> None:
     shown = str(target.path)
     if target.role == "merged":
         problem = _merged_difference(target.path, target.shards)
         if problem:
             add(shown, problem[0], Problem("merged_view", problem[1]))
-        if checker.on_bytes:
-            checker.on_bytes(target.path.stat().st_size)
-        return
-    if target.role == "document":
+    else:
         for line, problem in _check_document(target.path, target.schema or "stats"):
-            add(shown, line, problem)
-        return
-    for line, _raw, problems in checker.check_file(target.path, target.schema):
-        for problem in problems:
             add(shown, line, problem)
 
 
@@ -204,14 +272,13 @@ def _check_document(path: Path, schema: str) -> list[tuple[int | None, Problem]]
     return [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
 
 
-def _progress_bar(targets: list[_Target], enabled: bool | None):
+def _progress_bar(total: int, enabled: bool | None):
     """A byte-count tqdm bar on a terminal only (never in logs, CI or the writers' self-check)."""
     if enabled is False or (enabled is None and not sys.stderr.isatty()):
         return None
     from tqdm import tqdm
 
-    total = sum(t.path.stat().st_size for t in targets)
-    return tqdm(total=total, unit="B", unit_scale=True, desc="validate", file=sys.stderr, miniters=1 << 22)
+    return tqdm(total=total, unit="B", unit_scale=True, desc="validate", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------------- CLI
@@ -221,6 +288,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-semantic", dest="semantic", action="store_false", help="skip cross-field rules")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="findings as text or one JSON")
     parser.add_argument("--max-errors", type=int, metavar="N", help="stop after N problems")
+    parser.add_argument("--jobs", type=int, default=min(8, usable_cpus()), metavar="N",
+                        help="processes for large inputs (default: usable CPUs, at most 8)")
     parser.add_argument("--split", type=Path, metavar="SRC", help="write SRC's valid lines to --good, the rest "
                         "(untouched, with line number and reasons) to --rejects; SRC is never modified")
     parser.add_argument("--good", type=Path, metavar="OUT")
@@ -235,7 +304,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("give at least one PATH (or --split SRC --good OUT --rejects REJ)")
         if args.max_errors is not None and args.max_errors < 1:
             raise InputError("--max-errors must be >= 1")
-        report = validate_paths(args.paths, schema=args.schema, semantic=args.semantic, max_errors=args.max_errors)
+        if args.jobs < 1:
+            raise InputError("--jobs must be >= 1")
+        report = validate_paths(args.paths, schema=args.schema, semantic=args.semantic, max_errors=args.max_errors,
+                                jobs=args.jobs)
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 2

@@ -209,3 +209,30 @@ def test_raw_bytes_round_trip_for_invalid_utf8():
     line = b'{"a":"\xff"}\r\n'
     record = json.loads(reject_record(7, line, ["invalid_utf8: ..."]))
     assert record["encoding"] == "base64" and base64.b64decode(record["raw"]) == line == raw_bytes(record)
+
+
+def test_chunks_are_line_aligned_and_cover_the_file(tmp_path):
+    from generator.rowscan import chunks_of
+
+    path = write_jsonl(tmp_path / "t.jsonl", [task_row(task_id="x" * (i % 50)) for i in range(300)])
+    data = path.read_bytes()
+    chunks = chunks_of(path, "task", 4096)
+    assert len(chunks) > 10 and chunks[0].start == 0 and chunks[-1].end == len(data)
+    assert all(a.end == b.start and data[b.start - 1:b.start] == b"\n" for a, b in zip(chunks, chunks[1:]))
+    assert [c.first for c in chunks].count(True) == 1 and chunks[-1].last
+
+
+def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
+    from generator import validate
+
+    rows = [task_row(task_id=f"t{i}") for i in range(400)]
+    rows[5]["gpu"], rows[390]["baseline_ms"] = "v100", 1
+    big = write_jsonl(tmp_path / "big.jsonl", rows, raw=b"\n" + orjson.dumps(rows[7]))     # blank line, dup id
+    small = write_jsonl(tmp_path / "small.jsonl", [task_row(task_id="t3"), {"x": 1}])
+    sequential = validate_paths([big, small])
+    monkeypatch.setattr(validate, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(validate, "MIN_CHUNK_BYTES", 2048)
+    parallel = validate_paths([big, small], jobs=2)
+    assert parallel.findings == sequential.findings and parallel.lines == sequential.lines == 404
+    assert {(f.line, f.kind) for f in sequential.findings if f.path == str(big)} == {
+        (6, "schema"), (391, "number_type"), (401, "blank_line"), (402, "duplicate_id"), (402, "no_final_newline")}

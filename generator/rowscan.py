@@ -1,0 +1,146 @@
+"""Per-line checks of a stretch of a JSONL file: everything that needs only the line itself.
+
+`jsonl_lint` (bytes and JSON), the compiled schema, strict number types and the dataset's semantic rules. Work
+comes as `Chunk`s, line-aligned byte ranges of a file, so one big file can be spread over processes and the
+results merged in order (`crossfile` then applies the rules that span rows and files). A scan keeps no rows:
+memory stays flat whatever the file size.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+from generator import jsonl_lint, semantic
+from generator.schemas import ID_FIELDS, compiled
+
+READ_BUFFER = 1 << 20
+
+
+class Problem(NamedTuple):
+    kind: str
+    message: str
+
+
+class Record(NamedTuple):
+    """What the cross-file rules need from one parsed row (small; the row itself is dropped)."""
+
+    schema: str | None
+    row_id: str | None
+    key: tuple | None                  # (op, impl, gpu, dtype, shape items)
+    types: tuple | None                # schemaless rows: ((field, JSON type or None for null), ...)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    path: Path
+    start: int
+    end: int              # byte offset after the chunk's last line
+    schema: str | None    # None: sniffed from the first parsed row
+    first: bool           # holds the file's first line
+    last: bool            # holds the file's last line
+
+
+@dataclass
+class Scan:
+    """One chunk's outcome; `rows` is filled only by `scan_chunk` (line numbers are local, from 1)."""
+
+    chunk: Chunk
+    lines: int = 0
+    schema: str | None = None
+    seen: set = field(default_factory=set)            # nullable number paths holding a number somewhere
+    rows: list = field(default_factory=list)          # (line, problems, record) for every line that has either
+
+
+def chunks_of(path: Path, schema: str | None, target_bytes: int | None) -> list[Chunk]:
+    """`path` cut into line-aligned chunks of about `target_bytes` (None: the whole file)."""
+    size = path.stat().st_size
+    cuts = [0]
+    if target_bytes and size > 2 * target_bytes:
+        with open(path, "rb") as stream:
+            for approx in range(target_bytes, size - target_bytes // 2, target_bytes):
+                if approx <= cuts[-1]:
+                    continue
+                stream.seek(approx - 1)
+                stream.readline()                     # to the end of the line that covers approx - 1
+                if stream.tell() >= size:
+                    break
+                cuts.append(stream.tell())
+    cuts.append(size)
+    return [Chunk(path, a, b, schema, i == 0, i == len(cuts) - 2) for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+
+
+def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, bytes, list[Problem], Record | None]]:
+    """Yield (local line number, raw line, problems, record) for every line of the chunk."""
+    chunk = scan.chunk
+    schema = chunk.schema
+    lineno = 0
+    with open(chunk.path, "rb", buffering=READ_BUFFER) as stream:
+        stream.seek(chunk.start)
+        remaining = chunk.end - chunk.start
+        readline = stream.readline
+        while remaining > 0:
+            line = readline()
+            if not line:
+                break
+            remaining -= len(line)
+            lineno += 1
+            row, lint = jsonl_lint.parse(line)
+            problems = [Problem(*p) for p in lint] if lint else []
+            if line[-1:] != b"\n":  # readline returns that only for the file's last line
+                problems.append(Problem(*jsonl_lint.NO_FINAL_NEWLINE))
+            record = None
+            if row is not None:
+                schema = schema or sniff_schema(row)
+                record = _check_row(row, schema, problems, scan.seen, semantic_rules)
+            yield lineno, line, problems, record
+    scan.lines, scan.schema = lineno, schema
+
+
+def scan_chunk(chunk: Chunk, semantic_rules: bool) -> Scan:
+    """The whole chunk at once, keeping only lines with problems or a record (for a worker process)."""
+    scan = Scan(chunk)
+    for lineno, _line, problems, record in scan_lines(scan, semantic_rules):
+        if problems or record:
+            scan.rows.append((lineno, problems, record))
+    return scan
+
+
+def sniff_schema(row: dict) -> str | None:
+    """The schema a row belongs to, from its id field (a batch file's name does not say)."""
+    return next((name for name, id_field in ID_FIELDS.items() if id_field in row), None)
+
+
+def task_key(row: dict) -> tuple | None:
+    """(op, impl, gpu, dtype, shape): the uniqueness key of a task; None when the row lacks a part of it."""
+    try:
+        return row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items()))
+    except (KeyError, AttributeError, TypeError):
+        return None
+
+
+def _check_row(row: dict, schema: str | None, problems: list, seen: set, semantic_rules: bool) -> Record:
+    if schema is None:
+        return Record(None, None, None, tuple((k, _type_name(v)) for k, v in row.items()))
+    rules = compiled(schema)
+    valid = rules.is_valid(row)
+    if not valid:
+        problems += [Problem("schema", f"{where}: {msg}") for where, msg in rules.errors(row)]
+    for where, msg in rules.number_problems(row, seen):
+        problems.append(Problem("number_type", f"{where}: {msg}"))
+    if valid and semantic_rules:
+        problems += [Problem("semantic", msg) for msg in semantic.check(schema, row)]
+    row_id = row.get(ID_FIELDS.get(schema, ""))
+    return Record(schema, row_id if isinstance(row_id, str) else None, task_key(row), None)
+
+
+def _type_name(value) -> str | None:
+    """JSON type, with int and float apart (Arrow tells them apart); None for null."""
+    if value is None:
+        return None
+    return {int: "int", float: "float"}.get(type(value)) or jsonl_lint.json_type(value)
+
+
+def usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

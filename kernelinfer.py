@@ -19,7 +19,6 @@ from generator.features import (
     HOLDOUT_CONFIG,
     HOLDOUT_FEATURES,
     TASK_FIELDS,
-    Generation,
     KernelstrainBuilder,
     KernelstrainConfig,
 )
@@ -85,19 +84,9 @@ class KernelInfer(KernelstrainBuilder):
     DEFAULT_CONFIG_NAME = MAIN_CONFIG
     FEATURES = FEATURES
     COUNT_FIELD = "num_sessions"
+    DATASET = DATASET
     DESCRIPTION = DESCRIPTION
     CITATION = CITATION
-
-    @staticmethod
-    def generation() -> Generation:
-        from generator import cli_kernelinfer as cli
-        from generator.session import holdout_row
-        from generator.tasks import split_tasks
-
-        def holdout_rows(seed: int, rows: int, holdout: int) -> list[dict]:
-            return [holdout_row(t) for t in split_tasks(seed, rows, holdout, dataset=DATASET).holdout]
-
-        return Generation(cli.DEFAULT_SESSIONS, cli.DEFAULT_HOLDOUT, cli.rows_for_shard, holdout_rows)
 
 
 __all__ = ["DATASET", "FEATURES", "HOLDOUT_FEATURES", "KernelInfer", "KernelInferConfig", "MAIN_CONFIG", "MERGED_FILE"]

@@ -95,6 +95,7 @@ class KernelSwarm(KernelstrainBuilder):
     DEFAULT_CONFIG_NAME = MAIN_CONFIG
     FEATURES = FEATURES
     COUNT_FIELD = "num_episodes"
+    DATASET = DATASET
     DESCRIPTION = DESCRIPTION
     CITATION = CITATION
 

@@ -10,7 +10,6 @@ Exit codes: 0 ok, 1 invalid data (or the Hub refused it), 2 usage, 3 missing/inv
 from __future__ import annotations
 
 import argparse
-import logging
 import shutil
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from generator.parquet import PARQUET_DIR, write_parquet_shards
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 MERGED = {"sessions.jsonl": "kernelinfer", "episodes.jsonl": "kernelswarm"}
 DATA_DIRS = ("batches", "qa_reports")
-log = logging.getLogger("kernelstrain.upload")
+MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
 
 class UsageError(Exception):
@@ -36,7 +35,12 @@ class UsageError(Exception):
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python upload.py", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python upload.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="The folder is validated first (no way to skip it). Token: HF_TOKEN or the saved `hf auth login`; it is\n"
+               "never printed or staged. A rerun sends only what the remote lacks (resume), nothing when unchanged.\n"
+               "Exit codes: 0 ok, 1 invalid data or refused by the Hub, 2 usage, 3 missing/invalid token,\n"
+               "4 no permission on the repo, 5 network failure after retries.")
     p.add_argument("folder", type=Path, help="a folder written by `python -m generator kernelinfer|kernelswarm`")
     p.add_argument("--repo-id", required=True, help="Hub dataset repo, ORG/NAME (created if missing)")
     p.add_argument("--private", action="store_true", help="create the repo private (no effect if it exists)")
@@ -76,13 +80,12 @@ def validate(folder: Path) -> bool:
     """The project's validator on the whole folder; print its findings; True when all is valid."""
     from generator.validate import validate_paths
 
-    report = validate_paths([str(folder)])
+    report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)
     if report.ok:
         return True
     for finding in report.findings:
-        location = f"{finding.path}:{finding.line}" if finding.line is not None else finding.path
-        print(f"{location}: {finding.message}", file=sys.stderr)
-    print(f"{folder}: invalid, nothing staged or sent ({len(report.findings)} problem(s))", file=sys.stderr)
+        print(finding, file=sys.stderr)
+    print(f"{folder}: {report.summary()}; nothing staged or sent", file=sys.stderr)
     return False
 
 

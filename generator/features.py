@@ -7,8 +7,9 @@ snapshot, or `hf://` paths) or calls the generator on the fly for a `seed`.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Iterable, Iterator
+from typing import ClassVar, Iterator
 
 import datasets
 import orjson
@@ -57,16 +58,6 @@ class KernelstrainConfig(datasets.BuilderConfig):
     num_holdout: int | None = None
 
 
-@dataclass(frozen=True)
-class Generation:
-    """The generator's own entry points for one dataset, as its CLI uses them (so rows are the CLI's rows)."""
-
-    default_rows: int
-    default_holdout: int
-    rows_for_shard: Callable[[int, int, int, int], Iterable[dict]]   # (seed, rows, holdout, shard)
-    holdout_rows: Callable[[int, int, int], Iterable[dict]]          # (seed, rows, holdout)
-
-
 class RowFileError(ValueError):
     """A data file line that is not one JSON object; the message names file and line."""
 
@@ -87,8 +78,9 @@ def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
 class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     """Reads `batches/*.jsonl` (or `tasks_holdout.jsonl`) of a generated folder, or generates rows for a seed.
 
-    Subclasses set FEATURES, COUNT_FIELD and `generation()` (the CLI's entry points, which the on-the-fly
-    configs call, so they generate nothing of their own). One file, or
+    Subclasses set FEATURES, COUNT_FIELD and DATASET. On-the-fly configs call the dataset CLI's own entry
+    points (`generator.cli_<DATASET>.SPEC`: defaults, `rows_for_shard`, `holdout_rows`), so they generate
+    nothing of their own. One file, or
     one generated shard of SHARD_SIZE rows, is one shard: `as_streaming_dataset()` has as many shards as the
     folder has batches.
     """
@@ -96,6 +88,7 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     FEATURES: ClassVar[Features]
     MAIN_CONFIG: ClassVar[str]
     COUNT_FIELD: ClassVar[str]
+    DATASET: ClassVar[str]
     DESCRIPTION: ClassVar[str]
     CITATION: ClassVar[str]
     DEFAULT_WRITER_BATCH_SIZE = SHARD_SIZE
@@ -168,7 +161,7 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
             for lineno, row in read_jsonl(path):
                 yield Key(shard, lineno), row
 
-    @staticmethod
-    def generation() -> Generation:
-        """The dataset's generator entry points (imported lazily: importing a builder stays light)."""
-        raise NotImplementedError
+    @classmethod
+    def generation(cls):
+        """The dataset CLI's `DatasetSpec` (imported lazily: importing a builder stays light)."""
+        return importlib.import_module(f"generator.cli_{cls.DATASET}").SPEC

@@ -13,7 +13,7 @@ import importlib
 from typing import Callable
 
 # schema -> (QA dataset name, module that registers its checks)
-QA_DATASETS = {"session": ("kernelinfer", "generator.qa")}
+QA_DATASETS = {"session": ("kernelinfer", "generator.qa"), "episode": ("kernelswarm", "generator.qa_swarm")}
 _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ZeroDivisionError)
 
 

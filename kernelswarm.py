@@ -36,6 +36,7 @@ MESSAGE = {
     # kind-specific, null elsewhere
     "to": Value("string"),
     "subtask": Value("string"),
+    "variant": Value("string"),
     "params": Json(),
     "status": Value("string"),
     "time_ms": Value("float64"),
@@ -48,6 +49,7 @@ FEATURES = Features(
         "n_agents": Value("int64"),
         **TASK_FIELDS,
         "baseline_ms": Value("float64"),
+        "roofline_ms": Value("float64"),
         "best_ms": Value("float64"),
         "speedup": Value("float64"),
         "elapsed_s": Value("float64"),

@@ -188,7 +188,7 @@ FORMAT_NOTES = {
     "kernelswarm": (
         "One row is one multi-agent episode. `messages` is the episode's log; each message has the common "
         "fields `role`, `agent`, `kind`, `content`, `t` (seconds since start) and `reward`, plus kind-specific "
-        "fields (`to`, `subtask`, `params`, `status`, `time_ms`) that are null where a kind does not use them. Rewards are "
+        "fields (`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use them. Rewards are "
         "attached to environment `result` messages and to the final `verdict`."
     ),
 }

@@ -12,7 +12,7 @@ import functools
 import importlib
 from typing import Callable
 
-# schema -> (QA dataset name, module that registers its checks)
+# schema -> (QA dataset name, module that registers its checks in generator.qa.REGISTRY)
 QA_DATASETS = {"session": ("kernelinfer", "generator.qa"), "episode": ("kernelswarm", "generator.qa_swarm")}
 _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ZeroDivisionError)
 
@@ -38,8 +38,10 @@ def rules_for(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ..
         rules.append(("baseline_above_roofline", baseline_above_roofline))
     if schema in QA_DATASETS:
         dataset, module = QA_DATASETS[schema]
-        registry = importlib.import_module(module).REGISTRY
-        rules += [(c.name, c.fn) for c in registry.get(dataset, ()) if c.scope == "row"]
+        importlib.import_module(module)
+        from generator.qa import REGISTRY
+
+        rules += [(c.name, c.fn) for c in REGISTRY.get(dataset, ()) if c.scope == "row"]
     return tuple(rules)
 
 

@@ -26,7 +26,7 @@ from .variants import Variant
 TC_CLASSES = frozenset({"gemm", "attn_decode", "attn_prefill", "conv"})
 LATENCY_S = 600e-9          # DRAM latency to cover with bytes in flight (Little's law)
 SM_BYTES_PER_CLK = 64       # what one SM can pull from L2/DRAM per clock: few CTAs cannot use a whole GPU
-WAVE_OVERHEAD_S = 0.25e-6   # block scheduling and prologue per wave of CTAs
+WAVE_OVERHEAD_S = 0.1e-6    # block scheduling and prologue per wave of CTAs
 OVERLAP = 0.1               # the shorter of memory and compute time is not perfectly hidden
 # Achievable fraction of peak DRAM bandwidth per GPU (HBM ~93-95 %, GDDR6 with ECC lower: gpu_facts.md part 2).
 MEM_ARCH = {"h100": 0.95, "h200": 0.95, "a100": 0.92, "a10": 0.86, "rtx_a6000": 0.9, "rtx_5090": 0.93}
@@ -149,12 +149,12 @@ def _wave_eff(c: _Ctx, tiles: float) -> float:
 
 def _pipe(depth: float) -> float:
     """Latency hiding from pipeline stages and co-resident CTAs."""
-    return 1 - 0.45 * math.exp(-0.9 * (depth - 1))
+    return 1 - 0.4 * math.exp(-1.2 * (depth - 1))
 
 
-def _tile_size(bm: int, bn: int) -> float:
+def _tile_size(bm: int, bn: int, n_weight: float = 1.0) -> float:
     """Operand reuse of a BM x BN tile: 128x128 ~0.9, 64x64 ~0.82, 256x128 ~0.92."""
-    return 1 / (1 + 7.1 * (1 / bm + 1 / bn))
+    return 1 / (1 + 7.1 * (1 / bm + n_weight / bn))
 
 
 def _tail(n: float, block: int) -> float:
@@ -309,7 +309,7 @@ def _attn_prefill(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     head = min(1.0, (D / (D + 16)) / (128 / 144))
     causal = 0.92 if c.d["CAUSAL"] else 1.0
     depth = stages * min(bps, 2) if stages > 1 else bps + 0.5
-    shape_eff = _tile_size(bm, bn) * _tail(SQ, bm) * _tail(SK, bn) * _wave_eff(c, ctas) * _pipe(depth) * head * causal
+    shape_eff = _tile_size(bm, bn, 0.5) * _tail(SQ, bm) * _tail(SK, bn) * _wave_eff(c, ctas) * _pipe(depth) * head * causal
     if v.tc:
         ceiling, rate = _tc_ceiling(c, v, impl), c.tc_rate
     else:
@@ -331,10 +331,11 @@ def _rownorm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     if impl == "cuda":
         rows = p.get("ROWS_PER_BLOCK", 1)
         cluster = p.get("CLUSTER_SIZE", 1)
-        ctas = math.ceil(R / (rows * _rows_per_cta(threads, C, vec))) * cluster
+        rows *= _rows_per_cta(threads, C, vec)
+        ctas = math.ceil(R / rows) * cluster
         per_thread = C * rows / (threads * cluster)
         ilp = min(4.0, max(1.0, per_thread / vec))
-        inflight = min(threads, C * rows / vec) * _vec(p, c.e) * ilp
+        inflight = min(threads, C * rows / vec / cluster) * _vec(p, c.e) * ilp
         access = _vec_eff(p, c.e) if "VEC" in p else (0.5 if v.tag == "naive" else 0.8)
         two_pass = v.tag not in ("register_cached", "cluster_reduce")
         if cluster > 1:
@@ -410,8 +411,9 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         if impl == "triton" and v.tag == "naive":
             passes = 4
     vec = p.get("VEC", 1)
-    ctas = math.ceil(R / _rows_per_cta(threads, C, vec)) * splits
-    per_cta = C / splits
+    packed = _rows_per_cta(threads, C, vec)
+    ctas = math.ceil(R / packed) * splits
+    per_cta = C * packed / splits
     if impl == "triton":
         inflight = min(p["BLOCK_V"], per_cta) * c.e
     else:
@@ -468,9 +470,10 @@ def _conv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         extra = 0.1 * (M * C * c.e * (taps - 1) + K * C * taps * c.e * (math.ceil(M / bm) - 1))
         return _finish(c, mem, ceiling * shape_eff * spill, rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
     per_thread = p.get("VEC", 1)
-    if impl == "triton" and "BLOCK_M" in p:          # a program per (BLOCK_M outputs, output channel)
-        ctas = math.ceil(M / p["BLOCK_M"]) * K
-        inflight = p["BLOCK_M"] * c.e * p.get("NUM_STAGES", 1)
+    if impl == "triton":                             # a program per BLOCK_M (x BLOCK_N channels) outputs
+        per_cta = p["BLOCK_M"] * p.get("BLOCK_N", 1)
+        ctas = math.ceil(M * K / per_cta)
+        inflight = min(per_cta * c.e * taps, threads * 16) * p.get("NUM_STAGES", 1)  # all taps loaded at once
     elif "BLOCK_M" in p:
         ctas = math.ceil(M / (p["BLOCK_M"] * 4))
         inflight = threads * c.e * 4

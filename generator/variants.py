@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
@@ -213,7 +214,7 @@ _v("gemm", "triton", 4, "split_k", {**_TG, "NUM_STAGES": (3, 2, 4), "SPLIT_K": (
    mem=0.88, comp=0.78, smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 
 # ------------------------------------------------------------------------------------------------------ gemv
-_v("gemv", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.12, comp=0.3, threads=_nthreads)
+_v("gemv", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.3, comp=0.3, threads=_nthreads)
 _v("gemv", "cuda", 1, "warp_shuffle", {"NUM_WARPS": (4, 8, 2)}, mem=0.55, comp=0.5, threads=_warps)
 _v("gemv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 16, 32), "NUM_WARPS": (4, 8, 2), "ROWS_PER_WARP": (1, 2, 4)},
    mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"] * p["ROWS_PER_WARP"])
@@ -310,7 +311,8 @@ def _row_regs(p, e, d, threads):
 
 
 _NT = (256, 128, 512, 1024)
-_v("rownorm", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.45, comp=0.3, threads=_nthreads)
+_v("rownorm", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.45, comp=0.3, threads=_nthreads,
+   smem=lambda p, e, d: 4, static=True)
 _v("rownorm", "cuda", 1, "block_reduce", {"NUM_THREADS": _NT}, mem=0.55, comp=0.5, threads=_nthreads,
    smem=lambda p, e, d: p["NUM_THREADS"] * 4, static=True)
 _v("rownorm", "cuda", 2, "warp_shuffle", {"NUM_THREADS": _NT}, mem=0.66, comp=0.6, threads=_nthreads,
@@ -424,12 +426,17 @@ def variant(kernel_class: str, tag: str, impl: str) -> Variant:
 
 def variants_for(op_name: str, impl: str) -> list[Variant]:
     """The variants an engineer can write for `op_name` in `impl`, ordered by level (then catalog order)."""
+    return list(_variants_for(op_name, impl))
+
+
+@lru_cache(maxsize=None)
+def _variants_for(op_name: str, impl: str) -> tuple[Variant, ...]:
     op = OPS[op_name]
     if impl not in op.impls:
         raise ValueError(f"{op_name} has no {impl} implementation (impls: {', '.join(op.impls)})")
     found = [v for v in VARIANTS if v.kernel_class == op.kernel_class and impl in v.impls
              and (not v.ops or op_name in v.ops) and (not v.dtypes or set(v.dtypes) & set(op.dtypes))]
-    return sorted(found, key=lambda v: v.level)
+    return tuple(sorted(found, key=lambda v: v.level))
 
 
 def legal_on(variant: Variant, gpu: GPU | str, dtype: str) -> bool:

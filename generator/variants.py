@@ -6,52 +6,88 @@ The first value of each param tuple is the default. `requires` lists hardware fe
 tensor-core variants add fp8_mma / fp4_mma for fp8 / fp4 data (`requires_for`), and Triton needs fp8_mma for any
 fp8 data. `ops`, when set, limits a variant to the ops where it makes sense; `dtypes` likewise.
 
-kernel_class   lang    level tag                params
-gemm           cuda    0  naive              BLOCK_M BLOCK_N
-                       1  smem_tiled         BLOCK_M BLOCK_N BLOCK_K                         (static smem)
-                       2  reg_tiled          BLOCK_M BLOCK_N BLOCK_K TM TN                   (static smem)
-                       3  mma_sync           BLOCK_M BLOCK_N BLOCK_K NUM_WARPS               tensor cores
-                       3  dequant_mma        BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    fp8/fp4 -> fp16 mma
-                       4  cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    cp_async
-                       5  split_k            ... + SPLIT_K                                   cp_async
-                       6  wgmma_tma          BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES    wgmma, tma
-                       7  persistent         ... + CLUSTER_M                                 wgmma, tma, clusters
-               triton  0  naive              BLOCK_M BLOCK_N BLOCK_K
-                       1  blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS
-                       2  pipelined          ... + NUM_STAGES
-                       3  grouped            ... + GROUP_M
-                       4  split_k            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES SPLIT_K
-gemv           cuda    0 naive NUM_THREADS | 1 warp_shuffle NUM_WARPS | 2 vectorized VEC NUM_WARPS ROWS_PER_WARP
-                       3 split_k VEC NUM_WARPS SPLIT_K
-               triton  0 naive BLOCK_N BLOCK_K | 1 blocked BLOCK_N BLOCK_K NUM_WARPS | 2 split_k ... + SPLIT_K
-attn_decode    cuda    0 naive NUM_THREADS | 1 warp_per_head NUM_WARPS | 2 vectorized VEC NUM_WARPS
-                       3 cp_async_pipeline BLOCK_N NUM_STAGES NUM_WARPS | 4 split_kv ... + SPLITS
-                       5 tma_pipeline BLOCK_N NUM_STAGES NUM_WARPS SPLITS (tma)
-                       6 wgmma_tma BLOCK_N NUM_STAGES SPLITS (wgmma, tma; mla_decode and tree_attn only)
-               triton  0 naive BLOCK_N | 1 blocked BLOCK_N NUM_WARPS NUM_STAGES | 2 split_kv ... + SPLITS
-attn_prefill   cuda    0 naive NUM_THREADS | 1 smem_tiled BLOCK_M BLOCK_N NUM_WARPS | 2 mma_sync BLOCK_M BLOCK_N NUM_WARPS
-                       3 cp_async_pipeline ... + NUM_STAGES | 4 tma_pipeline ... (tma) | 5 wgmma_tma ... (wgmma, tma)
-               triton  0 naive BLOCK_M BLOCK_N | 1 blocked BLOCK_M BLOCK_N NUM_WARPS NUM_STAGES
-rownorm        cuda    0 naive NUM_THREADS | 1 block_reduce NUM_THREADS | 2 warp_shuffle NUM_THREADS
-                       3 vectorized VEC NUM_THREADS | 4 register_cached VEC NUM_THREADS ROWS_PER_BLOCK
-                       5 cluster_reduce VEC NUM_THREADS CLUSTER_SIZE (clusters)
-               triton  0 naive BLOCK_N | 1 blocked BLOCK_N NUM_WARPS | 2 multi_row BLOCK_N NUM_WARPS ROWS_PER_PROG
-elementwise    cuda    0 naive NUM_THREADS | 1 vectorized VEC NUM_THREADS | 2 grid_stride VEC NUM_THREADS UNROLL
-               triton  0 naive BLOCK_SIZE | 1 blocked BLOCK_SIZE NUM_WARPS
-gather         cuda    0 naive NUM_THREADS | 1 warp_per_row NUM_WARPS | 2 vectorized VEC NUM_WARPS
-                       3 tma_bulk ROWS_PER_BLOCK NUM_STAGES (tma)
-               triton  0 naive BLOCK_SIZE | 1 blocked BLOCK_C NUM_WARPS
-sampler        cuda    0 naive NUM_THREADS | 1 block_reduce NUM_THREADS | 2 radix_select RADIX_BITS NUM_THREADS VEC
-                       3 split_row SPLITS RADIX_BITS NUM_THREADS
-               triton  0 naive BLOCK_V | 1 blocked BLOCK_V NUM_WARPS | 2 split_row BLOCK_V NUM_WARPS SPLITS
-scan           cuda    0 naive NUM_THREADS | 1 warp_shuffle NUM_WARPS | 2 vectorized VEC NUM_WARPS
-                       3 chunked_scan CHUNK NUM_WARPS VEC | 4 cp_async_pipeline CHUNK NUM_WARPS VEC NUM_STAGES
-                       (chunked_scan, cp_async_pipeline: mamba_scan only)
-               triton  0 naive BLOCK_D | 1 blocked BLOCK_D NUM_WARPS | 2 chunked_scan BLOCK_D CHUNK NUM_WARPS
-conv           cuda    0 naive NUM_THREADS | 1 smem_tiled BLOCK_M BLOCK_N NUM_WARPS
-                       2 vectorized VEC NUM_THREADS (conv1d_causal) | 3 implicit_gemm BLOCK_M BLOCK_N BLOCK_K NUM_WARPS
-                       4 cp_async_pipeline ... + NUM_STAGES (3, 4: conv2d_nhwc only)
-               triton  0 naive BLOCK_M | 1 blocked BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES
+class          lang   level, tag, params (requirements; TC = tensor cores; restrictions)
+gemm           cuda   0 naive              BLOCK_M BLOCK_N
+                      1 smem_tiled         BLOCK_M BLOCK_N BLOCK_K
+                      2 reg_tiled          BLOCK_M BLOCK_N BLOCK_K TM TN
+                      3 mma_sync           BLOCK_M BLOCK_N BLOCK_K NUM_WARPS  (TC)
+                      3 dequant_mma        BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (cp_async; TC; dtypes fp4/fp8)
+                      4 cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (cp_async; TC)
+                      5 split_k            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES SPLIT_K  (cp_async; TC)
+                      6 wgmma_tma          BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (tma, wgmma; TC)
+                      7 persistent         BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES CLUSTER_M  (clusters, tma, wgmma; TC)
+gemm           triton 0 naive              BLOCK_M BLOCK_N BLOCK_K  (TC)
+                      1 blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS  (TC)
+                      2 pipelined          BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (TC)
+                      3 grouped            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES GROUP_M  (TC)
+                      4 split_k            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES SPLIT_K  (TC)
+gemv           cuda   0 naive              NUM_THREADS
+                      1 warp_shuffle       NUM_WARPS
+                      2 vectorized         VEC NUM_WARPS ROWS_PER_WARP
+                      3 split_k            VEC NUM_WARPS SPLIT_K
+gemv           triton 0 naive              BLOCK_N BLOCK_K
+                      1 blocked            BLOCK_N BLOCK_K NUM_WARPS
+                      2 split_k            BLOCK_N BLOCK_K NUM_WARPS SPLIT_K
+attn_decode    cuda   0 naive              NUM_THREADS
+                      1 warp_per_head      NUM_WARPS
+                      2 vectorized         VEC NUM_WARPS
+                      3 cp_async_pipeline  BLOCK_N NUM_STAGES NUM_WARPS  (cp_async; TC)
+                      4 split_kv           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async; TC)
+                      5 tma_pipeline       BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (tma; TC)
+                      6 wgmma_tma          BLOCK_N NUM_STAGES SPLITS  (tma, wgmma; TC; only mla_decode/tree_attn)
+attn_decode    triton 0 naive              BLOCK_N
+                      1 blocked            BLOCK_N NUM_WARPS NUM_STAGES  (TC)
+                      2 split_kv           BLOCK_N NUM_WARPS NUM_STAGES SPLITS  (TC)
+attn_prefill   cuda   0 naive              NUM_THREADS
+                      1 smem_tiled         BLOCK_M BLOCK_N NUM_WARPS
+                      2 mma_sync           BLOCK_M BLOCK_N NUM_WARPS  (TC)
+                      3 cp_async_pipeline  BLOCK_M BLOCK_N NUM_WARPS NUM_STAGES  (cp_async; TC)
+                      4 tma_pipeline       BLOCK_M BLOCK_N NUM_WARPS NUM_STAGES  (tma; TC)
+                      5 wgmma_tma          BLOCK_M BLOCK_N NUM_STAGES NUM_WARPS  (tma, wgmma; TC)
+attn_prefill   triton 0 naive              BLOCK_M BLOCK_N  (TC)
+                      1 blocked            BLOCK_M BLOCK_N NUM_WARPS NUM_STAGES  (TC)
+rownorm        cuda   0 naive              NUM_THREADS
+                      1 block_reduce       NUM_THREADS
+                      2 warp_shuffle       NUM_THREADS
+                      3 vectorized         VEC NUM_THREADS
+                      4 register_cached    VEC NUM_THREADS ROWS_PER_BLOCK
+                      5 cluster_reduce     VEC NUM_THREADS CLUSTER_SIZE  (clusters)
+rownorm        triton 0 naive              BLOCK_N
+                      1 blocked            BLOCK_N NUM_WARPS
+                      2 multi_row          BLOCK_N NUM_WARPS ROWS_PER_PROG
+elementwise    cuda   0 naive              NUM_THREADS
+                      1 vectorized         VEC NUM_THREADS
+                      2 grid_stride        VEC NUM_THREADS UNROLL
+elementwise    triton 0 naive              BLOCK_SIZE
+                      1 blocked            BLOCK_SIZE NUM_WARPS
+gather         cuda   0 naive              NUM_THREADS
+                      1 warp_per_row       NUM_WARPS
+                      2 vectorized         VEC NUM_WARPS
+                      3 tma_bulk           ROWS_PER_BLOCK NUM_STAGES  (tma)
+gather         triton 0 naive              BLOCK_SIZE
+                      1 blocked            BLOCK_C NUM_WARPS
+sampler        cuda   0 naive              NUM_THREADS
+                      1 block_reduce       NUM_THREADS
+                      2 radix_select       RADIX_BITS NUM_THREADS VEC
+                      3 split_row          SPLITS RADIX_BITS NUM_THREADS
+sampler        triton 0 naive              BLOCK_V
+                      1 blocked            BLOCK_V NUM_WARPS
+                      2 split_row          BLOCK_V NUM_WARPS SPLITS
+scan           cuda   0 naive              NUM_THREADS
+                      1 warp_shuffle       NUM_WARPS
+                      2 vectorized         VEC NUM_WARPS
+                      3 chunked_scan       CHUNK NUM_WARPS VEC  (only mamba_scan)
+                      4 cp_async_pipeline  CHUNK NUM_WARPS VEC NUM_STAGES  (cp_async; only mamba_scan)
+scan           triton 0 naive              BLOCK_D
+                      1 blocked            BLOCK_D NUM_WARPS
+                      2 chunked_scan       BLOCK_D CHUNK NUM_WARPS  (only mamba_scan)
+conv           cuda   0 naive              NUM_THREADS
+                      1 smem_tiled         BLOCK_M BLOCK_N NUM_WARPS
+                      2 vectorized         VEC NUM_THREADS  (only conv1d_causal)
+                      3 implicit_gemm      BLOCK_M BLOCK_N BLOCK_K NUM_WARPS  (TC; only conv2d_nhwc)
+                      4 cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (cp_async; TC; only conv2d_nhwc)
+conv           triton 0 naive              BLOCK_M
+                      1 blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (TC)
 
 `mem_eff` and `comp_eff` are each variant's ceiling (the fraction of peak bandwidth / of its arithmetic path that
 the access pattern and instruction mix allow at best); perf.py turns params, occupancy and the GPU into the rest.

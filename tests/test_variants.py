@@ -4,7 +4,7 @@ import re
 import pytest
 
 from generator.hardware import GPUS
-from generator.ops import OPS
+from generator.ops import DTYPES, OPS
 from generator.tasks import make_task
 from generator.variants import (KERNEL_CLASSES, VARIANTS, check_params, launch_limits, legal_on, variant,
                                 variants_for)
@@ -12,7 +12,7 @@ from generator.variants import (KERNEL_CLASSES, VARIANTS, check_params, launch_l
 # Arch rules from DESIGN.md "Realism rules", stated independently of hardware.py's feature sets.
 WGMMA_ARCHS = {"sm_90a"}
 TMA_ARCHS = {"sm_90a", "sm_120"}
-DTYPES = ("fp16", "bf16", "fp32", "fp8", "int8", "int4", "fp4")
+
 
 
 def test_every_op_and_impl_starts_naive_and_climbs():
@@ -116,3 +116,10 @@ def test_register_and_thread_limits_fail_somewhere():
             if r:
                 reasons.add(r.split(":")[0])
     assert {"too many resources requested for launch", "invalid argument"} <= reasons
+
+
+def test_the_docstring_table_lists_every_variant_with_its_params():
+    import generator.variants as mod
+    doc = mod.__doc__
+    for v in VARIANTS:
+        assert re.search(rf"\b{v.level} {v.tag} +{' '.join(v.params)}(\s|$)", doc), (v.kernel_class, v.tag)

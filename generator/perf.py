@@ -88,7 +88,8 @@ def baseline_ms(task) -> float:
 
 
 def time_ms(task, variant: Variant, params) -> float:
-    """Simulated kernel time in ms for `variant` with `params` on the task; always >= roofline_ms(task)."""
+    """Simulated kernel time in ms for `variant` with `params` on the task; always >= roofline_ms(task).
+    Legality and launchability are the caller's questions (variants.legal_on, variants.launch_limits)."""
     return _time_ms(task, variant, tuple(params.items()))
 
 

@@ -35,7 +35,8 @@ Shape = dict[str, int]
 @dataclass(frozen=True)
 class Op:
     """One inference op. `args` lists the kernel's tensor arguments as "dir name:role" (dir in/out; role
-    data = the op's dtype, act = activations (the dtype, or fp16 when the dtype is quantized), f32, i32, i64)."""
+    data = the op's dtype, act = activations (the dtype; bf16 beside fp8/fp4 data, fp16 beside int8/int4), f32,
+    i32, i64)."""
 
     name: str
     family: str
@@ -72,7 +73,7 @@ class Op:
             return f"def {self.name}_kernel({', '.join(ptrs + scalars)}):"
         if impl != "cuda":
             raise ValueError(f"unknown impl {impl!r}")
-        act = "half" if dtype in _QUANTIZED else C_TYPES[dtype]
+        act = C_TYPES[dtype] if dtype not in _QUANTIZED else ("__nv_bfloat16" if dtype in ("fp8", "fp4") else "half")
         types = {"data": C_TYPES[dtype], "act": act, "f32": "float", "i32": "int32_t", "i64": "int64_t"}
         params = []
         for a in self.args:

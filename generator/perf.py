@@ -337,7 +337,7 @@ def _rownorm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         per_thread = C * rows / (threads * cluster)
         ilp = min(4.0, max(1.0, per_thread / vec))
         inflight = min(threads, C * rows / vec / cluster) * _vec(p, c.e) * ilp
-        access = _vec_eff(p, c.e) if "VEC" in p else (0.5 if v.tag == "naive" else 0.8)
+        access = _vec_eff(p, c.e) if "VEC" in p else (0.35 if v.tag == "naive" else 0.8)  # naive: shared atomics
         two_pass = v.tag not in ("register_cached", "cluster_reduce")
         if cluster > 1:
             fixed = 1e-6

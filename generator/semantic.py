@@ -5,6 +5,10 @@ times >= roofline, arch gating) are written once, as the row checks of `generato
 writers run per batch; `check` runs the same functions on one row of any file, so a downloaded or hand-edited
 file is held to exactly what generation guarantees. Rules every task-bearing row shares (the task exists in the
 catalog; the naive baseline is not faster than the roofline) live here.
+
+Not rerun here (QA_ONLY): checks the schema and the number-type rule already make (running them twice would
+only cost time), and the content-style check of assistant turns, which scans every kernel source (four times
+the cost of parsing the row) and is no cross-field invariant; the writers still run all of them per batch.
 """
 from __future__ import annotations
 
@@ -14,6 +18,11 @@ from typing import Callable
 
 # schema -> (QA dataset name, module that registers its checks in generator.qa.REGISTRY)
 QA_DATASETS = {"session": ("kernelinfer", "generator.qa"), "episode": ("kernelswarm", "generator.qa_swarm")}
+QA_ONLY = frozenset({
+    "number_types",          # = schemas.number_problems
+    "arch_matches_gpu",      # = the schema's gpu -> arch rule
+    "assistant_code_only",   # content style, scans all source text
+})
 _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ZeroDivisionError)
 
 
@@ -41,7 +50,7 @@ def rules_for(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ..
         importlib.import_module(module)
         from generator.qa import REGISTRY
 
-        rules += [(c.name, c.fn) for c in REGISTRY.get(dataset, ()) if c.scope == "row"]
+        rules += [(c.name, c.fn) for c in REGISTRY.get(dataset, ()) if c.scope == "row" and c.name not in QA_ONLY]
     return tuple(rules)
 
 

@@ -102,3 +102,12 @@ def test_a_rule_that_cannot_run_is_a_finding_not_a_crash(session):
     row = _broken(session, lambda r: r["messages"].__delitem__(slice(4, None)))
     messages = semantic.check("session", row)
     assert messages and all(": " in m for m in messages)
+
+
+def test_every_qa_only_name_is_a_registered_check():
+    """The exclusions name real QA checks (a renamed check must not silently come back twice)."""
+    from generator.qa import REGISTRY
+
+    semantic.rules_for("session"), semantic.rules_for("episode")
+    names = {c.name for checks in REGISTRY.values() for c in checks}
+    assert semantic.QA_ONLY <= names

@@ -12,6 +12,7 @@ import orjson
 
 from common import row, run_cli
 from generator import cli_kernelinfer as ki
+from generator.dataset_cli import SHARD_SIZE
 from generator.io import shard_name, write_shard
 
 
@@ -26,8 +27,8 @@ def add_arguments(parser) -> None:
 def _generation(n: int, workdir: Path, profile: bool) -> tuple[float, float, int]:
     """Seconds to simulate+serialize+write n sessions, seconds to re-serialize+write the same rows, bytes."""
     rows_fn = functools.partial(ki.rows_for_shard, 0, n, ki.DEFAULT_HOLDOUT)
-    shards = range(-(-n // ki.SHARD_SIZE))
-    ki._split(0, n, ki.DEFAULT_HOLDOUT)           # the task split is setup, not generation
+    shards = range(-(-n // SHARD_SIZE))
+    ki.split(0, n, ki.DEFAULT_HOLDOUT)           # the task split is setup, not generation
     prof = cProfile.Profile() if profile else None
     t = time.perf_counter()
     if prof:

@@ -1,0 +1,308 @@
+"""One kernelinfer row: an engineer optimizing one kernel, as a pure function of (task, rng).
+
+Why it behaves this way: real optimization sessions climb structural rewrites in order of sophistication
+(naive -> vectorized -> tiled -> async pipelines -> tensor-core paths), then tune launch parameters by local
+search around the best candidate with diminishing returns; an edit sometimes breaks the build or the result and
+the next step fixes exactly that; an engineer sometimes reaches for a feature the GPU lacks, reads the
+compiler's refusal and never tries it again; after a regression they sometimes go back to the best source.
+Physics (times), sources and tool text all come from the model modules (`perf`, `kernels`, `feedback`); this
+module only decides what the engineer does next and records it.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from generator import clock, feedback
+from generator.hardware import GPUS
+from generator.ops import OPS
+from generator.variants import launch_limits
+from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig, workbench
+
+MIN_STEPS, MAX_STEPS = 30, 200
+MIN_HOURS, MAX_HOURS = 1.0, 5.0
+# Behaviour rates, calibrated so the defaults land on the seed's step-status mix (issue 4).
+P_FAULT = 0.16          # mean chance that an edit carries a mistake (per-session spread around it)
+P_WRONG = 0.22          # ... that the mistake compiles but computes a wrong result
+P_REFIX = 0.08          # ... that the fix itself carries a new mistake
+P_REVERT = 0.08         # chance to go back to the best source after a >3 % regression
+P_ARCH_MISTAKE = 0.5    # chance to try one variant the GPU cannot run (where one exists)
+P_SKIP_IDEA = 0.12      # chance to not think of a structural variant
+P_EXPLORE = 0.25        # chance a tuning step works on a runner-up variant rather than the best
+
+SYSTEM_PROMPT = (
+    "You are a GPU kernel engineer optimizing one inference kernel for one GPU. Each turn, reply with the "
+    "complete kernel source file and nothing else: no prose, no markdown fences, no explanation. The harness "
+    "compiles it for the target architecture, checks it against a float64 reference within the stated "
+    "tolerance, and benchmarks it; its report comes back as the next message, first line "
+    "`[t+H:MM:SS] RESULT <status>` with status ok, compile_error or wrong_result. Keep the kernel's signature. "
+    "The goal is the lowest time that passes the correctness check."
+)
+
+
+def session_id(task) -> str:
+    """Readable and unique per task: `{op}_{impl}_{gpu}_{dtype}_{8 hex of the shape}`."""
+    shape = ",".join(f"{k}={v}" for k, v in task.shape)
+    return f"{task.op}_{task.impl}_{task.gpu}_{task.dtype}_{hashlib.blake2s(shape.encode(), digest_size=4).hexdigest()}"
+
+
+@lru_cache(maxsize=256)
+def task_fields(task) -> dict:
+    """The task as a row states it: the workbench's fields, with the signature for the task's own dtype."""
+    return {**workbench(task).fields, "signature": OPS[task.op].signature(task.impl, task.dtype)}
+
+
+def holdout_row(task) -> dict:
+    """A `tasks_holdout.jsonl` row: the task without a solution."""
+    return {"task_id": session_id(task), **task_fields(task), "shape": dict(task.shape)}
+
+
+def _gpu_limits(gpu, dtype: str) -> str:
+    peak = gpu.tc_tflops.get(dtype)
+    compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak
+               else f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 CUDA-core")
+    feats = ", ".join(f for f in ("cp_async", "tma", "wgmma", "fp8_mma", "fp4_mma", "clusters") if f in gpu.features)
+    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc / 10:g}): {gpu.sms} SMs at {gpu.clock_ghz:g} GHz, "
+            f"{gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. Shared memory per block: "
+            f"{gpu.smem_dyn_max // 1024} KB dynamic (opt-in), {gpu.smem_static_max // 1024} KB static; "
+            f"{gpu.smem_per_sm // 1024} KB per SM; {gpu.regs_per_sm // 1024}K registers and "
+            f"{gpu.max_threads_per_sm} threads per SM. Hardware features: {feats or 'none beyond sm_80 basics'}.")
+
+
+def user_prompt(task, fields: dict) -> str:
+    """The task turn: what to build, for which GPU and limits, how it is checked and timed."""
+    gpu = GPUS[task.gpu]
+    shape = ", ".join(f"{k}={v}" for k, v in task.shape)
+    lang = "CUDA C++ (nvcc, one .cu file)" if task.impl == "cuda" else "Triton (one Python file, @triton.jit kernels)"
+    return (
+        f"Optimize `{task.op}` in {lang} for {gpu.display}.\n\n"
+        f"Operation: {fields['desc']}\n"
+        f"Data type: {task.dtype}\nShape: {shape}\n"
+        f"Signature:\n{fields['signature']}\n\n"
+        f"GPU: {_gpu_limits(gpu, task.dtype)}\n"
+        f"Compile target: {gpu.arch}.\n\n"
+        f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
+        f"Correctness: {feedback.tolerance_text(task)}\n"
+        f"Timing: median of 100 timed runs after 10 warm-up runs, measured with CUDA events, L2 flushed "
+        f"between runs; speedup is baseline time / your time.\n"
+        f"Reply with the full kernel source only."
+    )
+
+
+@lru_cache(maxsize=512)
+def _space(variant) -> list[dict]:
+    return variant.all_params()
+
+
+@lru_cache(maxsize=1 << 16)
+def _blocked(task, tag: str, items: tuple) -> bool:
+    wb = workbench(task)
+    return launch_limits(wb.by_tag[tag], dict(items), wb.gpu, task.dtype, task) is not None
+
+
+@lru_cache(maxsize=256)
+def _prompt(task) -> str:
+    return user_prompt(task, task_fields(task))
+
+
+@dataclass
+class _Step:
+    kind: str
+    outcome: Outcome
+    feedback: str          # the report after the RESULT line
+
+
+class _Engineer:
+    """The decision loop over one task's workbench; `steps` is the session's history."""
+
+    def __init__(self, wb: Workbench, rng: np.random.Generator):
+        self.wb, self.rng = wb, rng
+        self.dtype = wb.task.dtype
+        if not any(wb.legal.values()):
+            raise ValueError(f"{wb.task}: no {wb.task.impl} variant of {wb.task.op} can run {self.dtype} "
+                             f"on {wb.task.gpu}")
+        self.steps: list[_Step] = []
+        self.best: Outcome | None = None
+        self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
+        self.tried: set[tuple] = set()
+        self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
+        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
+        # Session character: a few draws make each engineer different.
+        self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.0, 48.0)))
+        self.patience = int(rng.integers(60, 140))
+        self.p_fault = float(np.clip(rng.normal(P_FAULT, 0.04), 0.03, 0.3))
+        self.arch_mistake = rng.random() < P_ARCH_MISTAKE
+
+    @property
+    def full(self) -> bool:
+        return len(self.steps) >= self.budget
+
+    # -------------------------------------------------------------- submitting
+    def _submit(self, tag: str, kind: str, params: dict, *, fault: bool) -> Outcome:
+        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG)
+        text = self.wb.feedback(out, self.best.time_ms if self.best else None, self.rng)
+        self.steps.append(_Step(kind, out, text))
+        self.tried.add((tag, tuple(params.items())))
+        if out.status == "compile_error" and out.expected.tool == "runtime":
+            self.launch_failed.add(tag)
+        if out.time_ms is not None:
+            if self.best is None or out.time_ms < self.best.time_ms:
+                self.best = out
+            if tag not in self.per_tag or out.time_ms < self.per_tag[tag].time_ms:
+                self.per_tag[tag] = out
+        return out
+
+    def _step(self, tag: str, kind: str, params: dict) -> Outcome:
+        """Submit a new candidate; a failure caused by an edit is fixed in the following step(s)."""
+        out = self._submit(tag, kind, params, fault=self.rng.random() < self.p_fault)
+        while out.expected.kind in EDIT_FAULTS and not self.full:
+            out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX)
+        return out
+
+    def _revert(self) -> None:
+        self._submit(self.best.tag, "revert", self.best.params, fault=False)
+
+    # -------------------------------------------------------------- phases
+    def climb(self) -> None:
+        """Naive first, then structural variants by level; at most one arch-gated mistake, never repeated."""
+        gated_done = not self.arch_mistake
+        for v in self.wb.variants:
+            if self.full:
+                return
+            if v.tag in self.banned or (v.dtypes and self.dtype not in v.dtypes):
+                continue
+            defaults = self.wb.defaults(v.tag)
+            if not self.wb.legal[v.tag]:       # the one arch mistake, only where the tools do refuse it
+                if gated_done or self.wb.model_ms(v.tag, defaults) is not None:
+                    continue
+                gated_done = True
+                self._submit(v.tag, "new_variant", defaults, fault=False)
+                self._learn_arch(v)
+                continue
+            if v.level > 0 and self.rng.random() < P_SKIP_IDEA:
+                continue                       # an idea this engineer does not have
+            out = self._step(v.tag, "new_variant", defaults)
+            if out.status != "ok" and out.expected.kind not in EDIT_FAULTS:
+                self._back_off(v.tag, defaults)    # launch limit at the defaults
+
+    def _learn_arch(self, variant) -> None:
+        missing = variant.requires_for(self.dtype) - self.wb.gpu.features
+        self.banned.update(v.tag for v in self.wb.variants if v.requires_for(self.dtype) & missing)
+
+    def _back_off(self, tag: str, params: dict) -> None:
+        """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once."""
+        space = self.wb.by_tag[tag].params
+        for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
+            values = space[name]
+            i = values.index(params[name])
+            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
+                smaller = {**params, name: values[i - 1]}
+                if (tag, tuple(smaller.items())) not in self.tried and not self.full:
+                    self._step(tag, "tune", smaller)
+                    return
+
+    def _neighbours(self, tag: str, params: dict, reach: int) -> list[dict]:
+        out = []
+        for name, values in self.wb.by_tag[tag].params.items():
+            i = values.index(params[name])
+            for j in (i - reach, i + reach):
+                if 0 <= j < len(values):
+                    cand = {**params, name: values[j]}
+                    if (tag, tuple(cand.items())) not in self.tried and not self._known_limit(tag, cand):
+                        out.append(cand)
+        return out
+
+    def _next_move(self) -> tuple[str, dict, str] | None:
+        """Local search: an untried neighbour of the best, sometimes (or when the best's are exhausted) of the
+        best candidate of a runner-up variant."""
+        best = self.best
+        if self.rng.random() >= P_EXPLORE:
+            moves = self._neighbours(best.tag, best.params, 1) or self._neighbours(best.tag, best.params, 2)
+            if moves:
+                return best.tag, moves[int(self.rng.integers(len(moves)))], "tune"
+        for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms):
+            moves = self._neighbours(o.tag, o.params, 1) or self._neighbours(o.tag, o.params, 2)
+            if moves:
+                return o.tag, moves[int(self.rng.integers(len(moves)))], "tune"
+        return self._untried()
+
+    def _untried(self) -> tuple[str, dict, str] | None:
+        """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
+        configuration of a variant that has run here (skipping, once a variant has failed to launch, the
+        configurations that would hit the same limit)."""
+        for v in self.wb.variants:
+            defaults = self.wb.defaults(v.tag)
+            if self.wb.legal[v.tag] and (v.tag, tuple(defaults.items())) not in self.tried \
+                    and (not v.dtypes or self.dtype in v.dtypes):
+                return v.tag, defaults, "new_variant"
+        for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms):
+            space = _space(self.wb.by_tag[o.tag])
+            start = int(self.rng.integers(len(space)))
+            for params in space[start:] + space[:start]:
+                if (o.tag, tuple(params.items())) not in self.tried and not self._known_limit(o.tag, params):
+                    return o.tag, params, "tune"
+        return None
+
+    def _known_limit(self, tag: str, params: dict) -> bool:
+        """True when this variant already failed to launch here and `params` would fail the same way."""
+        return tag in self.launch_failed and _blocked(self.wb.task, tag, tuple(params.items()))
+
+    def tune(self) -> None:
+        """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""
+        since = 0
+        while not self.full:
+            if since >= self.patience and len(self.steps) >= MIN_STEPS:
+                return
+            move = self._next_move()
+            if move is None:                   # the space is exhausted: re-measure the best, then stop
+                if len(self.steps) >= MIN_STEPS:
+                    return
+                self._revert()
+                continue
+            before = self.best
+            tag, params, kind = move
+            out = self._step(tag, kind, params)
+            since = 0 if self.best is not before else since + 1
+            if out.status != "ok" and out.expected.kind not in EDIT_FAULTS:
+                self._back_off(tag, params)
+            elif (out.status == "ok" and out.time_ms > 1.03 * self.best.time_ms and not self.full
+                  and self.rng.random() < P_REVERT):
+                self._revert()
+
+
+def simulate_session(task, rng: np.random.Generator) -> dict:
+    """One session row (DESIGN.md "Row formats"); a pure function of the task and the generator's state."""
+    eng = _Engineer(workbench(task), rng)
+    eng.climb()
+    eng.tune()
+    steps = eng.steps
+    costs = [clock.step_cost(rng, kind=s.kind, impl=task.impl, source_lines=s.outcome.lines,
+                             status=s.outcome.status) for s in steps]
+    lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
+    hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
+    stamps = clock.schedule(costs, min_total_s=lo, max_total_s=hi)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": _prompt(task)}]
+    trace = []
+    running = float("inf")
+    for i, (s, t) in enumerate(zip(steps, stamps), 1):
+        out = s.outcome
+        messages.append({"role": "assistant", "content": out.source.text})
+        messages.append({"role": "user", "content": f"{feedback.result_line(t, out.status)}\n{s.feedback}"})
+        kept = out.time_ms is not None and out.time_ms < running
+        if kept:
+            running = out.time_ms
+        trace.append({"step": i, "tag": out.tag, "kind": s.kind, "params": out.params, "status": out.status,
+                      "time_ms": out.time_ms, "kept": kept})
+    best_i = next(i for i, s in enumerate(steps) if s.outcome is eng.best)
+    fields = task_fields(task)
+    return {
+        "session_id": session_id(task), **fields, "shape": dict(task.shape),
+        "best": {"step": best_i + 1, "time_ms": eng.best.time_ms,
+                 "speedup": sig(fields["baseline_ms"] / eng.best.time_ms, 4)},
+        "attempts": sum(s.outcome.status == "ok" for s in steps),
+        "elapsed_s": float(stamps[-1]), "elapsed_hms": clock.hms(stamps[-1]),
+        "num_steps": len(steps), "messages": messages, "trace": trace,
+    }

@@ -1,0 +1,89 @@
+"""QA checks: real sessions pass every kernelinfer check; each broken invariant fails exactly its check."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from generator import qa
+from generator.seeding import rng_for
+from generator.session import simulate_session
+from generator.tasks import split_tasks
+
+
+@pytest.fixture(scope="module")
+def rows():
+    train = split_tasks(3, 400, 0).train
+    return [simulate_session(train[i], rng_for(3, "kernelinfer", i)) for i in range(0, 400, 50)]
+
+
+def failed(rows, batch="batch_000"):
+    report = qa.run_checks("kernelinfer", rows, batch, id_field="session_id")
+    return {c["name"] for c in report["checks"] if not c["passed"]}, report
+
+
+def test_real_sessions_pass_at_least_ten_checks(rows):
+    names, report = failed(rows)
+    assert names == set(), qa.failures(report)
+    assert report["total"] >= 10 and report["score"] == f"{report['total']}/{report['total']}"
+    assert report["rows"] == len(rows)
+
+
+def _first_ok(row):
+    return next(t for t in row["trace"] if t["status"] == "ok" and t["step"] != row["best"]["step"])
+
+
+BREAKS = {
+    "step_count": lambda r: r.update(num_steps=r["num_steps"] + 1),
+    "message_roles": lambda r: r["messages"].insert(2, {"role": "assistant", "content": "x"}),
+    "feedback_header": lambda r: r["messages"][3].update(content="RESULT ok\nbody"),
+    "timestamps": lambda r: r.update(elapsed_s=r["elapsed_s"] + 1.0),
+    "duration": lambda r: r.update(elapsed_s=99.0),
+    "time_physics": lambda r: _first_ok(r).update(time_ms=r["roofline_ms"] * 0.5),
+    "best_step": lambda r: r["best"].update(step=_first_ok(r)["step"]),
+    "speedup": lambda r: r["best"].update(speedup=r["best"]["speedup"] * 1.1),
+    "kept_marks_improvements": lambda r: r["trace"][-1].update(kept=not r["trace"][-1]["kept"]),
+    "attempts": lambda r: r.update(attempts=r["attempts"] + 1),
+    "arch_matches_gpu": lambda r: r.update(arch="sm_75"),
+    "assistant_code_only": lambda r: r["messages"][2].update(content="Here is the kernel:\n```\n```"),
+    "number_types": lambda r: r.update(attempts=float(r["attempts"])),
+    "fix_follows_error": lambda r: r["trace"][1].update(kind="fix"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_each_broken_invariant_fails_its_check(rows, name):
+    row = copy.deepcopy(rows[0])
+    BREAKS[name](row)
+    names, report = failed([row])
+    assert name in names
+    entry = next(c for c in report["checks"] if c["name"] == name)
+    assert entry["failed"] == 1 and entry["examples"][0].startswith(f"row 0 ({row['session_id']})")
+    assert qa.failures(report)
+
+
+def test_arch_gating_catches_an_ok_gated_variant(rows):
+    from generator.hardware import GPUS
+    from generator.variants import variants_for
+    row = next(r for r in rows if any(not v.requires_for(r["dtype"]) <= GPUS[r["gpu"]].features
+                                      for v in variants_for(r["op"], r["impl"])))
+    gated = next(v for v in variants_for(row["op"], row["impl"])
+                 if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features)
+    broken = copy.deepcopy(row)
+    next(t for t in broken["trace"] if t["status"] == "ok")["tag"] = gated.tag
+    assert "arch_gating" in failed([broken])[0]
+
+
+def test_duplicates_fail_the_batch_check(rows):
+    assert "unique_sessions" in failed([rows[0], rows[0]])[0]
+
+
+def test_registry_is_per_dataset_and_reports_malformed_rows(monkeypatch):
+    before = len(qa.REGISTRY["kernelinfer"])
+    monkeypatch.setitem(qa.REGISTRY, "toy", [])
+    qa.check("toy", "positive", "x > 0")(lambda row: None if row["x"] > 0 else f"x={row['x']}")
+    report = qa.run_checks("toy", [{"id": "a", "x": 1}, {"id": "b", "x": -2}, {"id": "c"}], "b0", id_field="id")
+    (entry,) = report["checks"]
+    assert report["score"] == "0/1" and entry["failed"] == 2
+    assert entry["examples"] == ["row 1 (b): x=-2", "row 2 (c): malformed row: KeyError: 'x'"]
+    assert len(qa.REGISTRY["kernelinfer"]) == before

@@ -1,0 +1,134 @@
+"""The session simulator: pure, well-formed, and behaving like an engineer (climb, tune, fix, learn, revert)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import orjson
+import pytest
+
+from generator import clock, qa
+from generator.hardware import GPUS
+from generator.seeding import rng_for
+from generator.session import holdout_row, session_id, simulate_session
+from generator.tasks import split_tasks
+from generator.variants import variants_for
+
+N = 48
+
+
+PICKS = np.linspace(0, 1199, N).astype(int).tolist()                 # spread over ops, GPUs, impls
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    train = split_tasks(11, 1200, 0).train
+    return [(train[i], simulate_session(train[i], rng_for(11, "kernelinfer", i))) for i in PICKS]
+
+
+def test_pure_function_of_task_and_seed(sessions):
+    task, row = sessions[5]
+    again = simulate_session(task, rng_for(11, "kernelinfer", PICKS[5]))
+    assert orjson.dumps(again) == orjson.dumps(row)
+    other = simulate_session(task, rng_for(12, "kernelinfer", 0))
+    assert orjson.dumps(other) != orjson.dumps(row)
+
+
+def test_every_session_passes_qa(sessions):
+    report = qa.run_checks("kernelinfer", [r for _, r in sessions], "t", id_field="session_id")
+    assert report["passed"] == report["total"], qa.failures(report)
+
+
+def test_fields_and_identity(sessions):
+    for task, row in sessions:
+        assert row["session_id"] == session_id(task)
+        assert re.fullmatch(rf"{task.op}_{task.impl}_{task.gpu}_{task.dtype}_[0-9a-f]{{8}}", row["session_id"])
+        assert row["shape"] == dict(task.shape) and row["arch"] == GPUS[task.gpu].arch
+        assert row["roofline_ms"] <= row["baseline_ms"]
+        hold = holdout_row(task)
+        assert set(hold) == {"task_id", "op", "impl", "gpu", "arch", "dtype", "shape", "signature", "desc",
+                             "baseline_ms", "roofline_ms"}
+        assert all(hold[k] == row[k] for k in hold if k != "task_id")
+
+
+def test_prompts_state_the_task(sessions):
+    task, row = sessions[0]
+    system, user = row["messages"][0]["content"], row["messages"][1]["content"]
+    assert "full" in system.lower() or "complete" in system.lower()
+    gpu = GPUS[task.gpu]
+    for needle in (row["signature"], row["desc"], gpu.display, gpu.arch, str(row["baseline_ms"]),
+                   f"{gpu.smem_dyn_max // 1024} KB", task.dtype, "warm-up"):
+        assert needle in user, needle
+    for k, v in task.shape:
+        assert f"{k}={v}" in user
+
+
+def test_engineer_behaviour(sessions):
+    saw_revert = saw_arch_lesson = saw_fix = 0
+    for task, row in sessions:
+        trace = row["trace"]
+        levels = {v.tag: v.level for v in variants_for(task.op, task.impl)}
+        assert trace[0]["kind"] == "new_variant" and levels[trace[0]["tag"]] == 0
+        first_tune = next((i for i, t in enumerate(trace) if t["kind"] == "tune"), len(trace))
+        climb = [levels[t["tag"]] for t in trace[:first_tune] if t["kind"] == "new_variant"]
+        assert climb == sorted(climb)                                           # climb in order
+        firsts = [t["tag"] for t in trace if t["kind"] == "new_variant"]
+        assert len(firsts) == len(set(firsts))               # later ones are late ideas, never repeats
+        for i, t in enumerate(trace):
+            if t["kind"] == "fix":
+                saw_fix += 1
+                assert trace[i - 1]["status"] != "ok" and trace[i - 1]["params"] == t["params"]
+            if t["kind"] == "revert":
+                saw_revert += 1
+                assert t["status"] == "ok"
+        # a refused arch feature is never tried again in that session
+        messages = row["messages"]
+        for i, t in enumerate(trace):
+            body = messages[3 + 2 * i]["content"]
+            if t["status"] == "compile_error" and ("not supported on .target" in body or "requires .target" in body):
+                saw_arch_lesson += 1
+                assert all(u["tag"] != t["tag"] for u in trace[i + 1:])
+    assert saw_fix and saw_revert and saw_arch_lesson
+
+
+def test_assistant_turns_are_sources_and_feedback_carries_numbers(sessions):
+    _, row = sessions[3]
+    for i, t in enumerate(row["trace"]):
+        body = row["messages"][3 + 2 * i]["content"]
+        if t["status"] == "ok":
+            assert "ms" in body
+    tunes = [i for i, t in enumerate(row["trace"]) if t["kind"] == "tune"]
+    a, b = (row["messages"][2 + 2 * i]["content"] for i in tunes[:2])
+    assert a != b
+
+
+def test_aggregate_shape_of_the_data(sessions):
+    rows = [r for _, r in sessions]
+    steps = np.array([r["num_steps"] for r in rows])
+    hours = np.array([r["elapsed_s"] for r in rows]) / 3600
+    statuses = [t["status"] for r in rows for t in r["trace"]]
+    ok = statuses.count("ok") / len(statuses)
+    assert 60 <= steps.mean() <= 130 and 1.6 <= hours.mean() <= 2.8
+    assert 0.75 <= ok <= 0.94 and statuses.count("wrong_result") > 0
+    assert np.mean([r["best"]["speedup"] for r in rows]) > 3
+    # diminishing returns: most of the log-speedup is won in the first half of the steps
+    early = []
+    for r in rows:
+        half = [t["time_ms"] for t in r["trace"][: r["num_steps"] // 2] if t["status"] == "ok"]
+        total = np.log(r["baseline_ms"] / r["best"]["time_ms"])
+        if total > 0.1:
+            early.append(np.log(r["baseline_ms"] / min(half)) / total)
+    assert np.mean(early) > 0.7
+
+
+def test_schedule_is_strict_and_bounded():
+    rng = np.random.default_rng(0)
+    costs = [clock.step_cost(rng, kind="tune", impl="triton", source_lines=80, status="ok") for _ in range(40)]
+    stamps = clock.schedule(costs, min_total_s=3600, max_total_s=18000)
+    assert all(b > a for a, b in zip(stamps, stamps[1:])) and abs(stamps[-1] - 3600) <= 1
+    stamps = clock.schedule(costs, min_total_s=10, max_total_s=300)
+    assert stamps[-1] >= sum(c.machine for c in costs) - 1            # machine time is not compressible
+    assert clock.hms(3 * 3600 + 62) == "3:01:02"
+    cuda = clock.step_cost(np.random.default_rng(1), kind="tune", impl="cuda", source_lines=300, status="ok")
+    tri = clock.step_cost(np.random.default_rng(1), kind="tune", impl="triton", source_lines=300, status="ok")
+    assert cuda.machine > tri.machine

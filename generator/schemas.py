@@ -180,28 +180,45 @@ def _tree(fields) -> dict:
 
 
 def _compile_numbers(tree: dict):
-    """`(obj, seen) -> bool`: the hot-path form of `_walk_numbers`, one closure per level, no paths built."""
+    """`(obj, seen) -> bool`: the hot-path form of `_walk_numbers`. No paths are built, and the fields of array
+    items are read with one comprehension per field, so a 200-step trace costs a few C-level passes."""
     leaves = [(key, sub.type, sub.nullable and sub.path) for key, sub in tree.items() if isinstance(sub, NumberField)]
-    arrays = [(key, _compile_numbers(sub["*"])) for key, sub in tree.items()
-              if not isinstance(sub, NumberField) and "*" in sub]
-    structs = [(key, _compile_numbers(sub)) for key, sub in tree.items()
-               if not isinstance(sub, NumberField) and "*" not in sub]
+    arrays, structs = [], []
+    for key, sub in tree.items():
+        if isinstance(sub, NumberField):
+            continue
+        if "*" in sub:
+            items = sub["*"]
+            item_leaves = [(k, f.type, f.nullable and f.path) for k, f in items.items() if isinstance(f, NumberField)]
+            nested = {k: f for k, f in items.items() if not isinstance(f, NumberField)}
+            arrays.append((key, item_leaves, _compile_numbers(nested) if nested else None))
+        else:
+            structs.append((key, _compile_numbers(sub)))
 
     def ok(obj, seen: set) -> bool:
         good = True
         for key, kind, nullable in leaves:
             value = obj.get(key)
             if value is not None:
-                if type(value) is not kind and type(value) in (int, float):
+                if type(value) is not kind and type(value) in _NUMBER_TYPES:
                     good = False
                 elif nullable:
                     seen.add(nullable)
-        for key, check in arrays:
+        for key, item_leaves, nested in arrays:
             items = obj.get(key)
-            if type(items) is list:
-                for item in items:
-                    if type(item) is dict and not check(item, seen):
-                        good = False
+            if type(items) is not list:
+                continue
+            items = [item for item in items if type(item) is dict]
+            for field, kind, nullable in item_leaves:
+                types = set(map(type, [item.get(field) for item in items]))
+                if kind in types:
+                    if nullable:
+                        seen.add(nullable)
+                    types.discard(kind)
+                if types & _NUMBER_TYPES:
+                    good = False
+            if nested is not None and not all([nested(item, seen) for item in items]):
+                good = False
         for key, check in structs:
             value = obj.get(key)
             if type(value) is dict and not check(value, seen):
@@ -209,6 +226,9 @@ def _compile_numbers(tree: dict):
         return good
 
     return ok
+
+
+_NUMBER_TYPES = frozenset({int, float})
 
 
 def _walk_numbers(value, tree: dict, shown: tuple, out: list, seen: set) -> None:

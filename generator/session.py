@@ -65,7 +65,7 @@ def _gpu_limits(gpu, dtype: str) -> str:
     compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak
                else f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 CUDA-core")
     feats = ", ".join(f for f in ("cp_async", "tma", "wgmma", "fp8_mma", "fp4_mma", "clusters") if f in gpu.features)
-    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc / 10:g}): {gpu.sms} SMs at {gpu.clock_ghz:g} GHz, "
+    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at {gpu.clock_ghz:g} GHz, "
             f"{gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. Shared memory per block: "
             f"{gpu.smem_dyn_max // 1024} KB dynamic (opt-in), {gpu.smem_static_max // 1024} KB static; "
             f"{gpu.smem_per_sm // 1024} KB per SM; {gpu.regs_per_sm // 1024}K registers and "
@@ -204,15 +204,17 @@ class _Engineer:
                     self._step(tag, "tune", smaller)
                     return
 
-    def _neighbours(self, tag: str, params: dict, reach: int) -> list[dict]:
+    def _neighbours(self, tag: str, params: dict, reach: int) -> list[tuple]:
+        """Untried one-parameter moves of `reach` index steps, as params item tuples (the `tried` keys)."""
+        base = tuple(params.items())
         out = []
-        for name, values in self.wb.by_tag[tag].params.items():
-            i = values.index(params[name])
+        for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
+            i = values.index(base[k][1])
             for j in (i - reach, i + reach):
                 if 0 <= j < len(values):
-                    cand = {**params, name: values[j]}
-                    if (tag, tuple(cand.items())) not in self.tried and not self._known_limit(tag, cand):
-                        out.append(cand)
+                    key = base[:k] + ((name, values[j]),) + base[k + 1:]
+                    if (tag, key) not in self.tried and not self._known_limit(tag, key):
+                        out.append(key)
         return out
 
     def _next_move(self) -> tuple[str, dict, str] | None:
@@ -222,11 +224,11 @@ class _Engineer:
         if self.rng.random() >= P_EXPLORE:
             moves = self._neighbours(best.tag, best.params, 1) or self._neighbours(best.tag, best.params, 2)
             if moves:
-                return best.tag, moves[int(self.rng.integers(len(moves)))], "tune"
+                return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
         for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms):
             moves = self._neighbours(o.tag, o.params, 1) or self._neighbours(o.tag, o.params, 2)
             if moves:
-                return o.tag, moves[int(self.rng.integers(len(moves)))], "tune"
+                return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
         return self._untried()
 
     def _untried(self) -> tuple[str, dict, str] | None:
@@ -242,13 +244,14 @@ class _Engineer:
             space = _space(self.wb.by_tag[o.tag])
             start = int(self.rng.integers(len(space)))
             for params in space[start:] + space[:start]:
-                if (o.tag, tuple(params.items())) not in self.tried and not self._known_limit(o.tag, params):
+                key = tuple(params.items())
+                if (o.tag, key) not in self.tried and not self._known_limit(o.tag, key):
                     return o.tag, params, "tune"
         return None
 
-    def _known_limit(self, tag: str, params: dict) -> bool:
-        """True when this variant already failed to launch here and `params` would fail the same way."""
-        return tag in self.launch_failed and _blocked(self.wb.task, tag, tuple(params.items()))
+    def _known_limit(self, tag: str, key: tuple) -> bool:
+        """True when this variant already failed to launch here and params `key` would fail the same way."""
+        return tag in self.launch_failed and _blocked(self.wb.task, tag, key)
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""

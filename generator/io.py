@@ -94,7 +94,8 @@ def _prepare(out: Path, work: Path, marker: bytes) -> None:
         elif out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         else:
-            raise OutputError(f"{out}: exists and was not generated with these options; remove it or pick another --out")
+            raise OutputError(f"{out}: exists and was not generated with these options; "
+                              "remove it or pick another --out")
     work.mkdir(parents=True, exist_ok=True)
     for stale in work.rglob("*.tmp-*"):
         stale.unlink()

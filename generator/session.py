@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from generator import clock, feedback
-from generator.hardware import GPUS
+from generator.hardware import FEATURES, GPUS
 from generator.ops import OPS
 from generator.variants import launch_limits
 from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig, workbench
@@ -61,15 +61,17 @@ def holdout_row(task) -> dict:
 
 
 def _gpu_limits(gpu, dtype: str) -> str:
+    """One paragraph of the GPU's figures an engineer needs: bandwidth, peak, shared memory, features."""
     peak = gpu.tc_tflops.get(dtype)
-    compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak
-               else f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 CUDA-core")
-    feats = ", ".join(f for f in ("cp_async", "tma", "wgmma", "fp8_mma", "fp4_mma", "clusters") if f in gpu.features)
-    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at {gpu.clock_ghz:g} GHz, "
-            f"{gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. Shared memory per block: "
-            f"{gpu.smem_dyn_max // 1024} KB dynamic (opt-in), {gpu.smem_static_max // 1024} KB static; "
-            f"{gpu.smem_per_sm // 1024} KB per SM; {gpu.regs_per_sm // 1024}K registers and "
-            f"{gpu.max_threads_per_sm} threads per SM. Hardware features: {feats or 'none beyond sm_80 basics'}.")
+    compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak else
+               f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 on CUDA cores")
+    feats = ", ".join(f for f in FEATURES if f in gpu.features)
+    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at "
+            f"{gpu.clock_ghz:g} GHz, {gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. "
+            f"Shared memory per block: {gpu.smem_dyn_max // 1024} KB dynamic (opt-in), "
+            f"{gpu.smem_static_max // 1024} KB static; {gpu.smem_per_sm // 1024} KB per SM; "
+            f"{gpu.regs_per_sm // 1024}K registers and {gpu.max_threads_per_sm} threads per SM. "
+            f"Hardware features: {feats}.")
 
 
 def user_prompt(task, fields: dict) -> str:

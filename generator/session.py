@@ -64,7 +64,8 @@ def _gpu_limits(gpu, dtype: str) -> str:
     """One paragraph of the GPU's figures an engineer needs: bandwidth, peak, shared memory, features."""
     peak = gpu.tc_tflops.get(dtype)
     compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak else
-               f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 on CUDA cores")
+               f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
+               f"on CUDA cores")
     feats = ", ".join(f for f in FEATURES if f in gpu.features)
     return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at "
             f"{gpu.clock_ghz:g} GHz, {gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. "

@@ -1,0 +1,77 @@
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: the draw over each row is split SPLITS ways across programs
+(each finds the winner of its slice), then a second kernel picks the row's winner."""
+import triton
+import triton.language as tl
+
+{{TUNED_CONSTANTS}}
+NUM_STAGES = 1
+
+
+@triton.jit
+def _row_max(row_ptr, n_cols, BLOCK_V: tl.constexpr):
+    m = tl.full((BLOCK_V,), float("-inf"), dtype=tl.float32)
+    for c0 in range(0, n_cols, BLOCK_V):
+        cols = c0 + tl.arange(0, BLOCK_V)
+        m = tl.maximum(m, tl.load(row_ptr + cols, mask=cols < n_cols, other=float("-inf")))
+    return tl.max(m, axis=0)
+
+
+@triton.jit
+def _gumbel_argmax(row_ptr, lo, hi, thresh, inv_t, seed, BLOCK_V: tl.constexpr):
+    # Gumbel-max: argmax(x / T + Gumbel noise) over the kept logits (x >= thresh) is an exact draw from their
+    # softmax; the noise is Philox keyed by (seed, vocabulary index), so splits agree on it.
+    best = tl.full((BLOCK_V,), float("-inf"), dtype=tl.float32)
+    best_idx = tl.zeros((BLOCK_V,), dtype=tl.int32)
+    for c0 in range(lo, hi, BLOCK_V):
+        cols = c0 + tl.arange(0, BLOCK_V)
+        x = tl.load(row_ptr + cols, mask=cols < hi, other=float("-inf"))
+        gumbel = -tl.log(-tl.log(tl.rand(seed, cols) + 1e-20) + 1e-20)
+        score = tl.where(x >= thresh, x * inv_t + gumbel, float("-inf"))
+        better = score > best
+        best = tl.where(better, score, best)
+        best_idx = tl.where(better, cols, best_idx)
+    score, lane = tl.max(best, axis=0, return_indices=True)
+    return score, tl.sum(tl.where(tl.arange(0, BLOCK_V) == lane, best_idx, 0), axis=0)
+
+
+@triton.jit
+def _select_range(n_cols, BLOCK_V: tl.constexpr, SPLITS: tl.constexpr):
+    # Program (row, s) draws the winner of the s-th of SPLITS column slices (whole BLOCK_V tiles each).
+    split = tl.program_id(1)
+    per_split = tl.cdiv(tl.cdiv(n_cols, SPLITS), BLOCK_V) * BLOCK_V
+    lo = split * per_split
+    return split, lo, tl.minimum(lo + per_split, n_cols)
+
+
+@triton.jit
+def _emit(tokens_ptr, score_ptr, row, split, SPLITS: tl.constexpr, score, token):
+    tl.store(tokens_ptr + row * SPLITS + split, token.to(tl.int64))
+    tl.store(score_ptr + row * SPLITS + split, score)
+
+
+{{OP_SNIPPET}}
+
+
+@triton.jit
+def {{KERNEL_NAME}}_pick_kernel(part_tokens_ptr: "*i64", part_score_ptr: "*fp32", tokens_ptr: "*i64",
+                                SPLITS: tl.constexpr):
+    # Second pass: the row's token is the winner with the largest perturbed score over the splits.
+    row = tl.program_id(0)
+    splits = tl.arange(0, SPLITS)
+    score = tl.load(part_score_ptr + row * SPLITS + splits)
+    _, best = tl.max(score, axis=0, return_indices=True)
+    tl.store(tokens_ptr + row, tl.load(part_tokens_ptr + row * SPLITS + best))
+
+
+def _launch_rows(kernel, n_rows, *args, **meta):
+    kernel[(n_rows,)](*args, BLOCK_V=BLOCK_V, num_warps=NUM_WARPS, num_stages=NUM_STAGES, **meta)
+
+
+def _launch_sample(kernel, tokens, n_rows, *args, **meta):
+    import torch  # the caller's tensors are torch tensors; the module itself imports only triton
+
+    part_tokens = torch.empty((n_rows, SPLITS), device=tokens.device, dtype=torch.int64)
+    part_score = torch.empty((n_rows, SPLITS), device=tokens.device, dtype=torch.float32)
+    kernel[(n_rows, SPLITS)](*args, part_tokens, part_score, BLOCK_V=BLOCK_V, SPLITS=SPLITS,
+                             num_warps=NUM_WARPS, num_stages=NUM_STAGES, **meta)
+    {{KERNEL_NAME}}_pick_kernel[(n_rows,)](part_tokens, part_score, tokens, SPLITS=SPLITS, num_warps=1)

@@ -27,7 +27,9 @@ MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}
 STATS = "stats.json"
 SHARDS = "batches"
-TRAINING_FIRST = {"session": 0, "episode": 0, None: 1, "task": 2}  # holdout rows are checked against training
+# holdout rows are checked against training rows, stats.json against the row counts of both
+ORDER = {"session": 0, "episode": 0, None: 1, "task": 2, "stats": 3}
+ROW_COUNT_KEYS = {"session": "sessions", "episode": "episodes"}   # stats.json key counting the folder's rows
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
@@ -116,13 +118,15 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
             raise _Stop
 
     cross = CrossFile()
+    rows: dict[Path, int] = {}
     try:
         for target in targets:
             report.files += 1
             if target.role == "rows":
-                report.lines += _check_rows(target, results, cross, add, bar)
+                lines, rows[target.path] = _check_rows(target, results, cross, add, bar)
+                report.lines += lines
             else:
-                _check_other(target, add)
+                _check_other(target, rows, add)
                 if bar:
                     bar.update(target.path.stat().st_size)
         for path, problem in cross.finish():
@@ -149,7 +153,7 @@ def _plan(paths, schema: str | None, report: Report) -> list[_Target]:
                                    "document" if path.name == STATS and schema is None else "rows"))
         else:
             raise InputError(f"{path}: no such file or folder")
-    targets.sort(key=lambda t: TRAINING_FIRST.get(t.schema, 1))
+    targets.sort(key=lambda t: ORDER.get(t.schema, 1))
     return targets
 
 
@@ -177,8 +181,8 @@ def _mp_context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
-def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> int:
-    """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; returns lines."""
+def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> tuple[int, int]:
+    """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; (lines, rows)."""
     shown = str(target.path)
     offset = rows = 0
     seen: set = set()
@@ -198,7 +202,7 @@ def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> int:
         if bar:
             bar.update(chunk.end - chunk.start)
     cross.end_file(shown, schema, offset, rows, seen)
-    return offset
+    return offset, rows
 
 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
@@ -222,19 +226,33 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         if path.name not in MERGED:
             targets.append(_Target(path, FIXED.get(path.name)))
     if (folder / STATS).is_file():
-        targets.append(_Target(folder / STATS, "stats", "document"))
+        targets.append(_Target(folder / STATS, "stats", "document", shards))
     return targets
 
 
-def _check_other(target: _Target, add) -> None:
+def _check_other(target: _Target, rows: dict[Path, int], add) -> None:
     shown = str(target.path)
     if target.role == "merged":
         problem = _merged_difference(target.path, target.shards)
         if problem:
             add(shown, problem[0], Problem("merged_view", problem[1]))
-    else:
-        for line, problem in _check_document(target.path, target.schema or "stats"):
-            add(shown, line, problem)
+        return
+    doc, problems = _check_document(target.path, target.schema or "stats")
+    if not problems and target.shards:
+        problems = [(None, p) for p in _stats_counts(doc, target.shards, target.path.parent, rows)]
+    for line, problem in problems:
+        add(shown, line, problem)
+
+
+def _stats_counts(stats: dict, shards: tuple[Path, ...], folder: Path, rows: dict[Path, int]) -> list[Problem]:
+    """stats.json states the folder's own counts: rows in the shards, shards, held-out tasks."""
+    dataset = next((schema for name, schema in MERGED.items() if (folder / name).is_file()), None)
+    holdout = folder / next(iter(FIXED))
+    want = {"shards": len(shards), "holdout_tasks": rows.get(holdout, 0)}
+    if dataset:
+        want[ROW_COUNT_KEYS[dataset]] = sum(rows.get(p, 0) for p in shards)
+    return [Problem("stats_mismatch", f"{key} is {stats.get(key)!r} but the folder holds {n}")
+            for key, n in want.items() if stats.get(key) != n]
 
 
 def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str] | None:
@@ -255,21 +273,21 @@ def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str
     return None
 
 
-def _check_document(path: Path, schema: str) -> list[tuple[int | None, Problem]]:
-    """A single JSON document (stats.json): parse errors with their line, then its schema."""
+def _check_document(path: Path, schema: str) -> tuple[dict | None, list[tuple[int | None, Problem]]]:
+    """A single JSON document (stats.json): (the document, parse errors with their line, or schema errors)."""
     data = path.read_bytes()
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
         try:
             json.loads(data.decode("utf-8", errors="replace"))
-            return [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
+            return None, [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
         except json.JSONDecodeError as exc:
-            return [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
+            return None, [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
     rules = schemas.compiled(schema)
     if rules.is_valid(doc):
-        return []
-    return [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+        return doc, []
+    return doc, [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
 
 
 def _progress_bar(total: int, enabled: bool | None):

@@ -12,6 +12,7 @@ import orjson
 import pytest
 import yaml
 
+from generator import stats
 from generator.__main__ import main
 from generator.features import HOLDOUT_FEATURES
 from generator.split import raw_bytes, split_file
@@ -67,8 +68,11 @@ def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) 
     for i, rows in enumerate(shards):
         write_jsonl(folder / "batches" / f"batch_{i:03d}.jsonl", rows)
     (folder / "sessions.jsonl").write_bytes(b"".join(p.read_bytes() for p in sorted(folder.glob("batches/*"))))
-    write_jsonl(folder / "tasks_holdout.jsonl", holdout or [task_row(shape={"T": 32, "H": 8192})])
-    (folder / "stats.json").write_bytes(orjson.dumps({"dataset": "kernelinfer", "sessions": 2}))
+    holdout = holdout or [task_row(shape={"T": 32, "H": 8192})]
+    write_jsonl(folder / "tasks_holdout.jsonl", holdout)
+    summary = stats.combine([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
+                            data_bytes=(folder / "sessions.jsonl").stat().st_size, options={"seed": 0})
+    (folder / "stats.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     return folder
 
 
@@ -111,9 +115,13 @@ def test_folder_layout(tmp_path):
 
 
 def test_stats_document(tmp_path):
+    folder = _folder(tmp_path, [[_session(0)], [_session(1)]])
+    doc = orjson.loads((folder / "stats.json").read_bytes())
     bad = tmp_path / "stats.json"
-    bad.write_bytes(b'{\n  "sessions": 3,\n  "Bad Key": 1\n}\n')
-    assert findings_of(bad) == [("stats.json", None, "schema")]
+    bad.write_bytes(orjson.dumps({**doc, "Bad Key": 1, "total_steps": 2.5}))
+    assert findings_of(bad) == [("stats.json", None, "schema")] * 2
+    (folder / "stats.json").write_bytes(orjson.dumps({**doc, "sessions": 3, "holdout_tasks": 0}))
+    assert findings_of(folder, semantic=False) == [("stats.json", None, "stats_mismatch")] * 2
     bad.write_bytes(b'{\n  "sessions": 3,\n  "mean": NaN\n}\n')
     assert findings_of(bad) == [("stats.json", None, "not_json")]
     bad.write_bytes(b'{\n  "sessions": 3\n  "x": 1\n}\n')

@@ -3,7 +3,8 @@ loads or publishes them. Library entry point `validate_paths` (used by the write
 
 A folder is checked as a whole: every data file against its schema (chosen by file name, or sniffed from the
 rows of `batches/*.jsonl`), the merged view against the byte concatenation of the shards, `stats.json` against
-its schema, and the cross-file rules of `crossfile`. `--split` separates a file's good lines from its bad ones.
+its schema and the folder's counts, the card's YAML against the files (`cardcheck`), and the cross-file rules
+of `crossfile`. `--split` separates a file's good lines from its bad ones.
 Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from generator import schemas, semantic as semantic_rules
+from generator.cardcheck import card_problems
 from generator.crossfile import CrossFile
 from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, usable_cpus
 
@@ -216,8 +218,13 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         findings.append(("layout", f"no data: expected {SHARDS}/*.jsonl and {' or '.join(MERGED)}"))
     if (folder / f"{folder.name}.py").exists():
         findings.append(("layout", f"{folder.name}.py: datasets refuses a folder holding <folder name>.py"))
-    report.findings += [Finding(str(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
     row_schema = MERGED[merged[0]] if len(merged) == 1 else None
+
+    def schema_of(path: Path) -> str | None:
+        return row_schema if path.parent.name == SHARDS else FIXED.get(path.name) or MERGED.get(path.name)
+
+    findings += [("card", msg) for msg in card_problems(folder, schema_of, SHARDS, MERGED)]
+    report.findings += [Finding(str(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
     targets = [_Target(p, row_schema) for p in shards]
     for name in merged:
         path = folder / name

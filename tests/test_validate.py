@@ -3,6 +3,7 @@ the seed's Hub-viewer failure reproduced and repaired with --split."""
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import json
 import os
@@ -244,3 +245,25 @@ def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
     assert parallel.findings == sequential.findings and parallel.lines == sequential.lines == 404
     assert {(f.line, f.kind) for f in sequential.findings if f.path == str(big)} == {
         (6, "schema"), (391, "number_type"), (401, "blank_line"), (402, "duplicate_id"), (402, "no_final_newline")}
+
+
+def test_card_yaml_against_the_folder(tmp_path):
+    from generator.card import card_metadata
+
+    folder = _folder(tmp_path, [[_session(0)], [_session(1)]])
+    meta = card_metadata("kernelinfer")
+
+    def card(meta) -> list[tuple]:
+        (folder / "README.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n# card\n")
+        return [(kind, f.message) for f in validate_paths([folder], semantic=False).findings for kind in [f.kind]]
+
+    assert card(meta) == []
+    doubled = copy.deepcopy(meta)
+    doubled["configs"][0]["data_files"][0]["path"] = ["batches/*.jsonl", "sessions.jsonl"]
+    assert [k for k, _ in card(doubled)] == ["card"] and "twice" in card(doubled)[0][1]
+    fewer = copy.deepcopy(meta)
+    fewer["dataset_info"][0]["features"] = [f for f in fewer["dataset_info"][0]["features"] if f["name"] != "desc"]
+    assert len(card(fewer)) == 1 and "lacks desc" in card(fewer)[0][1]
+    nowhere = copy.deepcopy(meta)
+    nowhere["configs"][1]["data_files"][0]["path"] = "holdout/*.jsonl"
+    assert "matches no file" in card(nowhere)[0][1]

@@ -54,7 +54,10 @@ def parse(line: bytes) -> tuple[dict | None, tuple[LineProblem, ...] | list[Line
         return _diagnose(line)
     if type(row) is not dict:
         return None, [_not_object(row)]
-    canonical = orjson.dumps(row)
+    try:
+        canonical = orjson.dumps(row)
+    except TypeError:          # nested deeper than orjson writes (it reads deeper): check the slow way
+        return row, _non_canonical(line)
     if line.startswith(canonical) and line[len(canonical):] in (b"\n", b""):
         return row, NONE
     return row, _non_canonical(line)
@@ -102,7 +105,10 @@ def _duplicate_keys(text: str) -> list[LineProblem]:
             dups.extend(k for k in keys if k in seen or seen.add(k))
         return dict(items)
 
-    json.loads(text, object_pairs_hook=pairs, parse_constant=float)
+    try:
+        json.loads(text, object_pairs_hook=pairs, parse_constant=float)
+    except RecursionError:     # too deep for the slow look; no schema of ours accepts such a row anyway
+        return []
     return [LineProblem("duplicate_key", f"duplicate key {k!r} (orjson keeps the last value, others the first)")
             for k in dict.fromkeys(dups)]
 
@@ -145,6 +151,8 @@ def _classify(text: str, orjson_error: str) -> list[LineProblem]:
 
     try:
         value, end = decoder.raw_decode(text, start)
+    except RecursionError:
+        return [LineProblem("not_json", f"nested too deeply to parse (orjson: {orjson_error})")]
     except json.JSONDecodeError as e:
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             problems = [LineProblem("truncated", f"line ends inside a JSON value (at column {len(text.rstrip()) + 1})")]

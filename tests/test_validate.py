@@ -267,3 +267,9 @@ def test_card_yaml_against_the_folder(tmp_path):
     nowhere = copy.deepcopy(meta)
     nowhere["configs"][1]["data_files"][0]["path"] = "holdout/*.jsonl"
     assert "matches no file" in card(nowhere)[0][1]
+
+
+def test_deep_nesting_is_a_finding_not_a_crash(tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_bytes(b'{"a":' + b"[" * 300 + b"]" * 300 + b'}\n{"a":' + b"[" * 5000 + b"\n")
+    assert findings_of(deep) == [("deep.jsonl", 2, "not_json")]

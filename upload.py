@@ -78,9 +78,12 @@ def dataset_of(folder: Path) -> str:
 
 def validate(folder: Path) -> bool:
     """The project's validator on the whole folder; print its findings; True when all is valid."""
-    from generator.validate import validate_paths
+    from generator.validate import InputError, validate_paths
 
-    report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)
+    try:
+        report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)
+    except InputError as e:
+        raise UsageError(str(e)) from None
     if report.ok:
         return True
     for finding in report.findings:
@@ -170,8 +173,6 @@ def run(args: argparse.Namespace, api_factory, token: str | None, sleep: Callabl
         urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
                         message=args.commit_message or f"Upload {dataset}", sleep=sleep, log=print)
         print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
-        for url in urls:
-            print(url)
     return 0
 
 

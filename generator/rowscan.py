@@ -38,8 +38,6 @@ class Chunk:
     start: int
     end: int              # byte offset after the chunk's last line
     schema: str | None    # None: sniffed from the first parsed row
-    first: bool           # holds the file's first line
-    last: bool            # holds the file's last line
 
 
 @dataclass
@@ -68,7 +66,7 @@ def chunks_of(path: Path, schema: str | None, target_bytes: int | None) -> list[
                     break
                 cuts.append(stream.tell())
     cuts.append(size)
-    return [Chunk(path, a, b, schema, i == 0, i == len(cuts) - 2) for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    return [Chunk(path, a, b, schema) for a, b in zip(cuts, cuts[1:])]
 
 
 def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, bytes, list[Problem], Record | None]]:

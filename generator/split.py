@@ -51,7 +51,7 @@ def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = Non
     if len(resolved) != 3:
         raise InputError("SRC, --good and --rejects must be three different files")
     cross = CrossFile()   # duplicate ids within SRC
-    scan = Scan(Chunk(src, 0, src.stat().st_size, schema, True, True))
+    scan = Scan(Chunk(src, 0, src.stat().st_size, schema))
     counts = [0, 0]
     temps = [p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in (good, rejects)]
     try:

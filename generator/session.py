@@ -133,9 +133,11 @@ class _Engineer:
         self.tried: set[tuple] = set()
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
+        self.no_moves: set[tuple] = set()      # (tag, params, reach) whose neighbours are all tried
+        self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
         # Session character: a few draws make each engineer different.
-        self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.0, 48.0)))
-        self.patience = int(rng.integers(60, 140))
+        self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.5, 50.0)))
+        self.patience = int(rng.integers(80, 180))
         self.p_fault = float(np.clip(rng.normal(P_FAULT, 0.04), 0.03, 0.3))
         self.arch_mistake = rng.random() < P_ARCH_MISTAKE
 
@@ -208,8 +210,11 @@ class _Engineer:
                     return
 
     def _neighbours(self, tag: str, params: dict, reach: int) -> list[tuple]:
-        """Untried one-parameter moves of `reach` index steps, as params item tuples (the `tried` keys)."""
+        """Untried one-parameter moves of `reach` index steps, as params item tuples (the `tried` keys).
+        An empty answer stays empty (nothing is ever untried again), so it is remembered."""
         base = tuple(params.items())
+        if (tag, base, reach) in self.no_moves:
+            return []
         out = []
         for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
             i = values.index(base[k][1])
@@ -218,6 +223,8 @@ class _Engineer:
                     key = base[:k] + ((name, values[j]),) + base[k + 1:]
                     if (tag, key) not in self.tried and not self._known_limit(tag, key):
                         out.append(key)
+        if not out:
+            self.no_moves.add((tag, base, reach))
         return out
 
     def _next_move(self) -> tuple[str, dict, str] | None:
@@ -236,20 +243,26 @@ class _Engineer:
 
     def _untried(self) -> tuple[str, dict, str] | None:
         """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
-        configuration of a variant that has run here (skipping, once a variant has failed to launch, the
-        configurations that would hit the same limit)."""
+        configuration of a legal variant, fastest variants first (skipping, once a variant has failed to
+        launch, the configurations that would hit the same limit)."""
         for v in self.wb.variants:
             defaults = self.wb.defaults(v.tag)
             if self.wb.legal[v.tag] and (v.tag, tuple(defaults.items())) not in self.tried \
                     and (not v.dtypes or self.dtype in v.dtypes):
                 return v.tag, defaults, "new_variant"
-        for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms):
-            space = _space(self.wb.by_tag[o.tag])
-            start = int(self.rng.integers(len(space)))
-            for params in space[start:] + space[:start]:
-                key = tuple(params.items())
-                if (o.tag, key) not in self.tried and not self._known_limit(o.tag, key):
-                    return o.tag, params, "tune"
+        ran = [o.tag for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms)]
+        never = [v.tag for v in self.wb.variants if self.wb.legal[v.tag] and v.tag not in self.per_tag
+                 and (not v.dtypes or self.dtype in v.dtypes)]
+        for tag in ran + never:
+            pending = self.pending.get(tag)
+            if pending is None:                # a random starting point, then the space in order
+                space = _space(self.wb.by_tag[tag])
+                start = int(self.rng.integers(len(space)))
+                pending = self.pending[tag] = space[start:] + space[:start]
+            while pending:                     # tried and blocked only grow: what is skipped stays skipped
+                key = tuple(pending.pop().items())
+                if (tag, key) not in self.tried and not self._known_limit(tag, key):
+                    return tag, dict(key), "tune"
         return None
 
     def _known_limit(self, tag: str, key: tuple) -> bool:

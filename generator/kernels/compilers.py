@@ -23,6 +23,9 @@ from pathlib import Path
 from generator.kernels import Source
 from generator.kernels.faults import TRITON_SMEM_LIMIT
 
+# A pathological source (e.g. a huge fully unrolled loop) must not stall the audit: it is reported instead.
+BATCH_TIMEOUT_S = 60.0
+SINGLE_TIMEOUT_S = 40.0
 _NVCC_ERROR = re.compile(r"^\S+\(\d+\): (?:catastrophic )?error: .*$|^ptxas\b.*\berror\s+: .*$", re.M)
 
 
@@ -71,10 +74,14 @@ def _nvcc_outcome(rc: int, output: str, seconds: float) -> Outcome:
     return Outcome("compile_error", "ptxas" if first.startswith("ptxas") else "nvcc", first, output, seconds=seconds)
 
 
-def _run_nvcc(nvcc: str, path: Path, arch: str) -> Outcome:
+def _run_nvcc(nvcc: str, path: Path, arch: str, timeout: float) -> Outcome:
     start = time.perf_counter()
-    proc = subprocess.run([nvcc, "-cubin", *gencode(arch), path.name, "-o", path.stem + ".cubin"],
-                          cwd=path.parent, capture_output=True, text=True)
+    try:
+        proc = subprocess.run([nvcc, "-cubin", *gencode(arch), path.name, "-o", path.stem + ".cubin"],
+                              cwd=path.parent, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        msg = f"nvcc: compile of {path.name} did not finish within {timeout:.0f} s"
+        return Outcome("compile_error", "nvcc", msg, msg, seconds=time.perf_counter() - start)
     return _nvcc_outcome(proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - start)
 
 
@@ -105,7 +112,7 @@ def _cuda_batch(nvcc: str, sources: list[Source], workdir: Path, tag: str) -> li
         batch_dir.mkdir()
         path = batch_dir / "batch.cu"
         path.write_text(batch_unit(sources), encoding="utf-8")
-        outcome = _run_nvcc(nvcc, path, sources[0].compile_arch)
+        outcome = _run_nvcc(nvcc, path, sources[0].compile_arch, BATCH_TIMEOUT_S)
         if outcome.status == "ok":
             share = outcome.seconds / len(sources)
             return [Outcome("ok", "", "", "", seconds=share) for _ in sources]
@@ -115,7 +122,7 @@ def _cuda_batch(nvcc: str, sources: list[Source], workdir: Path, tag: str) -> li
         one.mkdir()
         path = one / src.filename
         path.write_text(src.text, encoding="utf-8")
-        results.append(_run_nvcc(nvcc, path, src.compile_arch))
+        results.append(_run_nvcc(nvcc, path, src.compile_arch, SINGLE_TIMEOUT_S))
     return results
 
 

@@ -27,6 +27,7 @@ FAULT_KINDS = (
 )
 WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
 OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources")
+COMPILE_GATED = frozenset({"wgmma", "tma", "fp8_mma", "fp4_mma", "cp_async"})   # ptxas refuses these off-target
 TEXT_KINDS = {
     "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
              "static_smem_overflow") + WRONG_RESULT_KINDS,
@@ -152,6 +153,13 @@ def _nvcc(source: Source, kind: str, pos: int, text: str, message: str, n_errors
                     context, n_errors)
 
 
+# Names a typo must not land on: they exist in the CUDA/C headers every source includes.
+_HEADER_NAMES = frozenset("""abs min max fmin fmax fminf fmaxf exp expf exp2 exp2f log logf log2 log2f sqrt sqrtf
+rsqrt rsqrtf sin sinf cos cosf tan tanh tanhf erf erff pow powf fma fmaf floor ceil round rint trunc signbit isnan
+isinf div ldiv abort exit free malloc puts printf assert dim3 half half2 int2 int4 uint2 uint4 float2 float4 char2
+char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time""".split())
+
+
 def _typo(name: str, rng, taken: set[str]) -> str | None:
     """A plausible misspelling: swapped neighbours, a dropped or a doubled letter."""
     options = []
@@ -160,7 +168,8 @@ def _typo(name: str, rng, taken: set[str]) -> str | None:
             options.append(name[:i] + name[i + 1] + name[i] + name[i + 2:])
     options += [name[:i] + name[i + 1:] for i in range(1, len(name))]
     options += [name[:i] + name[i] + name[i:] for i in range(1, len(name)) if name[i].isalpha()]
-    options = [o for o in dict.fromkeys(options) if o not in taken and o != name and re.fullmatch(r"[A-Za-z_]\w*", o)]
+    options = [o for o in dict.fromkeys(options) if o not in taken and o not in _HEADER_NAMES and o != name
+               and not o.startswith("__") and re.fullmatch(r"[A-Za-z_]\w*", o)]
     return options[int(rng.integers(len(options)))] if options else None
 
 
@@ -198,7 +207,9 @@ def _undefined_identifier(source: Source, rng) -> Expected | tuple:
         if len(name) < 3:
             continue
         end = _block_end(code, pos)
-        sites += [(name, m.start()) for m in _uses(code, name, pos + len(name), end)]
+        # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
+        sites += [(name, m.start()) for m in _uses(code, name, pos + len(name), end)
+                  if not code[m.end():m.end() + 3].lstrip().startswith("<")]
     name, pos = _pick(sites, "undefined_identifier", source, rng)
     typo = _typo(name, rng, taken) or name + "_"
     text = source.text[:pos] + typo + source.text[pos + len(name):]
@@ -216,7 +227,7 @@ def _missing_semicolon(source: Source, rng):
     for i, ln in enumerate(lines):
         s = ln.strip()
         if (not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
-                or re.fullmatch(r"(return|break|continue)\s*;", s) or "{" in s):
+                or re.search(r"\b(return|break|continue)\s*;$", s) or "{" in s):
             continue
         j = i + 1
         while j < len(lines) and not lines[j].strip():
@@ -605,7 +616,7 @@ def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
     """(name, offset of `def`, end of body) of each entry kernel."""
     out = []
     for m in _JIT_DEF.finditer(source.text):
-        body_end = re.search(r"^\S", source.text[m.end():], re.M)
+        body_end = re.search(r"\n(?=\S)", source.text[m.end():])
         out.append((m.group(2), m.start(1), m.end() + body_end.start() if body_end else len(source.text)))
     return out
 
@@ -724,16 +735,18 @@ _GATED = (
     (r"mbarrier\.[\w.:]*expect_tx", "tma", "Feature '.expect_tx' requires .target sm_90 or higher"),
     (r"kind::(?:f8f6f4|mxf4nvf4|mxf8f6f4)", "fp4_mma",
      "Instruction 'mma with with FP6/FP4 floating point type' not supported on .target '{sm}'"),
+    (r"%cluster_ctarank|%clusterid|%cluster_nctarank", "clusters", "Feature '{reg}' requires .target sm_90 or higher"),
+    (r"barrier\.cluster", "clusters", "Feature 'barrier.cluster' requires .target sm_90 or higher"),
     (r"mma\.sync[\w.:]*\.e[45]m[23]", "fp8_mma", "Feature 'mma with FP8 floating point type' requires .target sm_89 or higher"),
 )
 
 
 def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
     sm = source.compile_arch
-    hits = sorted((m.start(), msg) for pat, feat, msg in _GATED if feat in missing
+    hits = sorted((m.start(), msg, m.group(0)) for pat, feat, msg in _GATED if feat in missing
                   for m in [re.search(pat, source.text)] if m)
     if hits:
-        first = hits[0][1].format(sm=sm)
+        first = hits[0][1].format(sm=sm, reg=hits[0][2])
     else:
         feat = sorted(missing)[0]
         first = {"wgmma": "Instruction 'wgmma.fence' not supported on .target '{sm}'",
@@ -752,6 +765,7 @@ def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
 def expect_clean(source: Source, task, variant, params) -> Expected:
     """What an unedited render does on the task's GPU: ok, or the failure its variant/params choice causes."""
     from generator.hardware import GPUS, has
+    from generator.kernels import full_params
     from generator.variants import launch_limits
 
     gpu = GPUS[task.gpu]
@@ -762,19 +776,43 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
             if kernels:
                 return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
                                      f'ValueError("{_FP8_REFUSED}")')
-        reason = launch_limits(variant, params, gpu, task.dtype)
-        if reason:
-            need = variant.smem_bytes(params, task.dtype)
+        full = full_params(variant, params)
+        reason = launch_limits(variant, full, gpu, task.dtype, task)
+        if reason and "shared memory" in reason:
+            need = variant.smem_bytes(full, task.dtype, task)
             limit = TRITON_SMEM_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
             return Expected("compile_error", "triton_out_of_resources", "runtime", None,
                             f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
                             f"{need}, Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
         return OK
-    if missing:
-        return _ptxas_arch(source, missing)
-    reason = launch_limits(variant, params, gpu, task.dtype)
+    gated = missing & COMPILE_GATED | ({"clusters"} & missing if gpu.cc < 90 else set())
+    if gated:
+        return _ptxas_arch(source, gated)
+    if missing:   # e.g. clusters: compiles everywhere, the launch is refused
+        return Expected("compile_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
+                        f"cluster launch needs {', '.join(sorted(missing))}, which {gpu.display} lacks")
+    full = full_params(variant, params)
+    reason = launch_limits(variant, full, gpu, task.dtype, task)
+    if reason and reason.startswith("ptxas"):
+        return _static_over_limit(source, variant.smem_bytes(full, task.dtype, task))
     if reason:
         err = ("invalid configuration argument" if "thread" in reason else
                "too many resources requested for launch" if "register" in reason else "invalid argument")
         return Expected("compile_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
+
+
+def _static_over_limit(source: Source, smem: int) -> Expected:
+    """Static shared memory over 48 KB: a ptxas error on generic targets; arch-specific targets (sm_90a, sm_120a)
+    accept more at compile time, and then the launch is refused."""
+    limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
+    if smem <= limit:
+        return Expected("compile_error", "dyn_smem_over_cap", "runtime", None,
+                        "CUDA error: too many resources requested for launch",
+                        f"{smem} bytes of static shared memory > 49152 without the opt-in attribute")
+    code = code_view(source.text, "cuda")
+    kernels = [k for k in _kernels(code) if "__shared__" in code[k[1]:k[2]]] or _kernels(code)
+    entry = _mangle(source.text, code, kernels[0]) if kernels else "kernel"
+    return Expected("compile_error", "static_smem_overflow", "ptxas", None,
+                    f"ptxas error   : Entry function '{entry}' uses too much shared data "
+                    f"(0x{smem:x} bytes, 0x{limit:x} max)")

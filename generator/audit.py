@@ -1,0 +1,399 @@
+"""`python -m generator audit-compile (DIR | --catalog)`: do the real compilers agree with what we predicted?
+
+Every candidate carries an expected outcome (ok / wrong_result compile cleanly; compile errors name a tool, a
+kind and, for nvcc and Triton, a line). The audit compiles a stratified sample with real nvcc (`-cubin`,
+explicit `-gencode`) and Triton (offline `triton.compile`), classifies the real first diagnostic, and reports
+the agreement rate and every disagreement. `--catalog` samples the renderer directly (op x impl x arch x outcome
+kind); DIR samples the candidates stored in a generated kernelinfer folder (assistant turn = source, trace
+status + feedback = expectation). Launch failures (dynamic shared memory over the cap) are "compiles, launch
+predicted to fail": they agree when the source compiles.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from generator.kernels import Source, TemplateError
+from generator.kernels import compilers
+from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
+from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
+
+MISSING_TEMPLATES: set[str] = set()   # variants the catalog skipped because no template file exists yet
+RENDER_ERRORS: dict[str, str] = {}    # op/impl/variant -> why its template did not render
+ARCH_OF = {"h100": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_5090": "sm_120"}   # one GPU per arch
+
+_KIND_PATTERNS = (
+    ("undefined_identifier", r'identifier ".*" is undefined|NameError\('),
+    ("missing_semicolon", r'expected a ";"'),
+    ("type_mismatch", r"no suitable constructor exists|cannot be used to initialize|no suitable conversion"),
+    ("wrong_template_arg", r"no instance of function template"),
+    ("static_smem_overflow", r"uses too much shared data"),
+    ("arch_unsupported", r"not supported on \.target|requires \.target sm_|cannot be compiled for architecture"),
+    ("triton_fp8_unsupported", r"fp8e4nv not supported in this architecture"),
+    ("triton_compilation_error", r"^at \d+:\d+:"),
+    ("triton_out_of_resources", r"OutOfResources|out of resource: shared memory"),
+    ("dyn_smem_over_cap", r"CUDA error: "),
+)
+
+
+def diagnostic_kind(line: str) -> str:
+    """The fault kind a first diagnostic line belongs to ('other' if none)."""
+    for kind, pattern in _KIND_PATTERNS:
+        if re.search(pattern, line):
+            return kind
+    return "other"
+
+
+def _same_kind(expected_kind: str, real_kind: str) -> bool:
+    triton = {"triton_compilation_error", "undefined_identifier"}   # Triton NameError is its compilation error
+    return expected_kind == real_kind or (expected_kind in triton and real_kind in triton)
+
+
+@dataclass
+class Candidate:
+    id: str
+    source: Source
+    expected: Expected
+    meta: dict            # op, impl, gpu, arch, variant, stratum kind
+
+
+@dataclass
+class Verdict:
+    id: str
+    meta: dict
+    expected_status: str
+    expected_kind: str | None
+    expected_first: str
+    real_status: str
+    real_tool: str
+    real_kind: str | None
+    real_first: str
+    agree: bool
+    exact_text: bool
+    why: str
+    seconds: float
+
+
+def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
+    """Compare one expectation with what the compiler did."""
+    exp = c.expected
+    compiles_expected = exp.status != "compile_error" or exp.tool == "runtime" and exp.kind != "triton_out_of_resources"
+    real_kind = diagnostic_kind(out.first) if out.status != "ok" else None
+    why, exact = "", False
+    if compiles_expected:
+        agree = out.status == "ok"
+        if not agree:
+            why = "expected to compile, failed"
+    elif out.status == "ok":
+        agree, why = False, "expected a compile error, compiled"
+    else:
+        agree = _same_kind(exp.kind or "", real_kind or "")
+        if not agree:
+            why = f"kind differs: expected {exp.kind}, got {real_kind}"
+        elif exp.tool == "nvcc":
+            real_line = re.match(r"\S+\((\d+)\):", out.first)
+            agree = bool(real_line) and int(real_line.group(1)) == exp.line
+            exact = out.first == exp.message
+            why = "" if agree else f"line differs: expected {exp.line}, got {real_line and real_line.group(1)}"
+        elif exp.tool == "triton":
+            at = re.match(r"at \d+:\d+:", out.first)
+            agree = bool(at) and out.first.startswith(exp.message)
+            last = exp.context.splitlines()[-1] if exp.context else ""
+            exact = agree and out.first.endswith(last)
+            why = "" if agree else f"position differs: expected {exp.message}, got {at and at.group(0)}"
+        else:   # ptxas / runtime: PTX lines and byte counts are not source positions, the kind is the check
+            exact = _strip_ptx_where(out.first) == _strip_ptx_where(exp.message)
+    return Verdict(c.id, c.meta, exp.status, exp.kind, exp.message, out.status, out.tool, real_kind, out.first,
+                   agree, exact, why, round(out.seconds, 3))
+
+
+def _strip_ptx_where(line: str) -> str:
+    return re.sub(r"^ptxas \S+, line \d+; ", "ptxas ", line)
+
+
+# ---- catalog sampling ------------------------------------------------------------------------------------
+
+def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
+    from generator.variants import launch_limits
+
+    combos = variant.all_params()
+    if want_fail:   # the smallest over-the-limit choice: the realistic mistake, and the boundary the model must get right
+        failing = [(variant.smem_bytes(p, task.dtype, task), i) for i, p in enumerate(combos)
+                   if (r := launch_limits(variant, p, gpu, task.dtype, task)) and ("shared memory" in r or "invalid argument" in r)]
+        return combos[min(failing)[1]] if failing else None
+    for i in rng.permutation(len(combos)):
+        p = combos[int(i)]
+        if launch_limits(variant, p, gpu, task.dtype, task) is None:
+            return p
+    return None
+
+
+def catalog_candidates(n: int, seed: int) -> list[Candidate]:
+    """A stratified sample: strata (op, impl, arch, outcome kind), visited kind by kind, wide coverage first."""
+    from generator.hardware import GPUS
+    from generator.kernels import render
+    from generator.kernels.faults import expect_clean, inject
+    from generator.tasks import all_tasks
+    from generator.variants import legal_on, variants_for
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7301]))
+    tasks: dict[tuple, object] = {}
+    for t in all_tasks():
+        if t.gpu in ARCH_OF:
+            tasks.setdefault((t.op, t.impl, t.gpu), t)
+    strata: dict[str, list[tuple]] = {}
+    for (op, impl, gpu_name), task in sorted(tasks.items()):
+        gpu = GPUS[gpu_name]
+        for v in variants_for(op, impl):
+            if not (TEMPLATE_ROOT / impl / v.kernel_class / f"{v.tag}{EXTENSIONS[impl][0]}").is_file():
+                MISSING_TEMPLATES.add(f"{impl}/{v.kernel_class}/{v.tag}")
+                continue
+            legal = legal_on(v, gpu, task.dtype)
+            kinds = ["ok"]
+            if not legal:
+                kinds = ["arch_unsupported"] if impl == "cuda" else []
+                if impl == "triton" and task.dtype == "fp8":
+                    kinds = ["triton_fp8_unsupported"]
+            else:
+                kinds += list(TEXT_KINDS[impl]) + ["dyn_smem_over_cap" if impl == "cuda" else "triton_out_of_resources"]
+            for kind in kinds:
+                strata.setdefault(kind, []).append((task, v, gpu))
+    for items in strata.values():
+        rng.shuffle(items)
+    out: list[Candidate] = []
+    covered: dict[tuple, int] = {}
+    cursors = {k: 0 for k in strata}
+    kinds = sorted(strata)
+    budget_misses = 0
+    while len(out) < n and budget_misses < 20 * len(kinds):
+        progressed = False
+        for kind in kinds:
+            if len(out) >= n:
+                break
+            items = strata[kind]
+            if cursors[kind] >= len(items) * 3:
+                continue
+            # prefer the (op, impl, arch) this kind has covered least
+            window = [items[(cursors[kind] + j) % len(items)] for j in range(min(8, len(items)))]
+            task, v, gpu = min(window, key=lambda x: covered.get((x[0].op, x[0].impl, x[2].arch, kind), 0))
+            cursors[kind] += 1
+            cand = _make(task, v, gpu, kind, rng, render, inject, expect_clean, len(out))
+            if cand is None:
+                budget_misses += 1
+                continue
+            covered[(task.op, task.impl, gpu.arch, kind)] = covered.get((task.op, task.impl, gpu.arch, kind), 0) + 1
+            out.append(cand)
+            progressed = True
+        if not progressed:
+            break
+    return out
+
+
+def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candidate | None:
+    want_fail = kind in ("dyn_smem_over_cap", "triton_out_of_resources")
+    params = _legal_params(v, task, gpu, rng, want_fail=want_fail) if kind != "arch_unsupported" \
+        else v.default_params()
+    if params is None:
+        return None
+    try:
+        source = render(task, v, params)
+    except TemplateError as exc:
+        RENDER_ERRORS.setdefault(f"{task.op}/{task.impl}/{v.tag}", str(exc))
+        return None
+    expected = expect_clean(source, task, v, params)
+    if kind in TEXT_KINDS[task.impl] and kind not in OUTCOME_KINDS:
+        if expected.status != "ok" or kind not in applicable_kinds(source):
+            if not (kind == "triton_fp8_unsupported" and expected.kind == kind):
+                return None
+        else:
+            try:
+                source, expected = inject(source, kind, rng)
+            except NoFaultSite:
+                return None
+    elif kind != "ok" and expected.kind != kind:
+        return None
+    elif kind == "ok" and expected.status != "ok":
+        return None
+    meta = {"op": task.op, "impl": task.impl, "gpu": gpu.name, "arch": source.compile_arch, "variant": v.tag,
+            "dtype": task.dtype, "params": params, "stratum": kind}
+    return Candidate(f"c{index:05d}", source, expected, meta)
+
+
+# ---- dataset folder sampling -----------------------------------------------------------------------------
+
+_FIRST = re.compile(r"^\S+\(\d+\): (?:catastrophic )?error: .*$|^ptxas\b.*\berror\s+: .*$|"
+                    r"^triton\.compiler\.errors\.CompilationError: (at \d+:\d+:)$|"
+                    r"OutOfResources: .*$|RuntimeError: (CUDA error: .*)$", re.M)
+
+
+def expected_from_feedback(status: str, text: str) -> Expected:
+    """Rebuild the expectation of a stored step from its trace status and feedback text."""
+    if status != "compile_error":
+        return Expected(status, None, "check", None, "")
+    m = _FIRST.search(text)
+    if not m:
+        return Expected(status, "other", "nvcc", None, text.splitlines()[0] if text else "")
+    line = m.group(0)
+    if m.group(1):
+        after = text[m.end():].splitlines()
+        last = next((x for x in reversed(after) if x.strip()), "")
+        return Expected(status, diagnostic_kind(last) if "fp8e4nv" in last else "triton_compilation_error",
+                        "triton", None, m.group(1), last)
+    if m.group(2) or "OutOfResources" in line:
+        kind = "triton_out_of_resources" if "OutOfResources" in line else "dyn_smem_over_cap"
+        return Expected(status, kind, "runtime", None, line)
+    tool = "ptxas" if line.startswith("ptxas") else "nvcc"
+    num = re.match(r"\S+\((\d+)\):", line)
+    return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
+
+
+def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
+    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
+    from generator.hardware import GPUS
+
+    files = sorted((folder / "batches").glob("*.jsonl")) or [folder / "sessions.jsonl"]
+    if not files[0].is_file():
+        raise SystemExit(f"audit-compile: {folder}: no batches/*.jsonl or sessions.jsonl (not a kernelinfer folder)")
+    strata: dict[tuple, list[Candidate]] = {}
+    for path in files:
+        with open(path, "rb") as fh:
+            for line_no, raw in enumerate(fh, 1):
+                try:
+                    row = orjson.loads(raw)
+                    msgs, trace = row["messages"], row["trace"]
+                except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise SystemExit(f"{path}:{line_no}: not a kernelinfer session row: {exc}")
+                turns = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
+                for step, i in zip(trace, turns):
+                    feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
+                    body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
+                    exp = expected_from_feedback(step["status"], body)
+                    text = msgs[i]["content"]
+                    arch = row["arch"]
+                    if arch == "sm_120" and re.search(r"kind::(?:f8f6f4|mxf4nvf4|mxf8f6f4)", text):
+                        arch = "sm_120a"
+                    if row["impl"] == "triton":
+                        arch = f"sm_{GPUS[row['gpu']].cc}"
+                    name = re.match(r"(\S+?)\(\d+\):", exp.message)
+                    filename = name.group(1) if name else f"{row['op']}_{step['tag']}.{'cu' if row['impl'] == 'cuda' else 'py'}"
+                    src = Source(text, filename, row["impl"], arch)
+                    meta = {"op": row["op"], "impl": row["impl"], "gpu": row["gpu"], "arch": arch,
+                            "variant": step["tag"], "session": row.get("session_id"), "step": step["step"],
+                            "stratum": exp.kind or exp.status, "file": f"{path.name}:{line_no}"}
+                    key = (row["op"], row["impl"], arch, exp.kind or exp.status)
+                    strata.setdefault(key, []).append(Candidate("", src, exp, meta))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7302]))
+    keys = sorted(strata)
+    for k in keys:
+        rng.shuffle(strata[k])
+    out, depth = [], 0
+    while len(out) < n and any(depth < len(strata[k]) for k in keys):
+        for k in keys:
+            if depth < len(strata[k]) and len(out) < n:
+                c = strata[k][depth]
+                c.id = f"s{len(out):05d}"
+                out.append(c)
+        depth += 1
+    return out
+
+
+# ---- running ----------------------------------------------------------------------------------------------
+
+def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
+    """Compile every candidate and return the report (agreement, per-kind table, disagreements)."""
+    cuda = [c for c in candidates if c.source.lang == "cuda"]
+    triton = [c for c in candidates if c.source.lang == "triton"]
+    verdicts: list[Verdict] = []
+    skipped = {}
+    start = time.perf_counter()
+    if cuda:
+        if compilers.nvcc_path() is None:
+            skipped["cuda"] = "nvcc not found"
+        else:
+            expect_ok = [c.expected.status != "compile_error" or c.expected.tool == "runtime" for c in cuda]
+            outs = compilers.compile_cuda([c.source for c in cuda], expect_ok=expect_ok, jobs=jobs)
+            verdicts += [judge(c, o) for c, o in zip(cuda, outs)]
+    if triton:
+        why = compilers.triton_unavailable()
+        if why:
+            skipped["triton"] = why
+        else:
+            outs = compilers.compile_triton([c.source for c in triton], jobs=jobs)
+            verdicts += [judge(c, o) for c, o in zip(triton, outs)]
+    verdicts.sort(key=lambda v: v.id)
+    n = len(verdicts)
+    agree = sum(v.agree for v in verdicts)
+    by_kind: dict[str, dict] = {}
+    for v in verdicts:
+        row = by_kind.setdefault(f"{v.meta['impl']}:{v.meta['stratum']}", {"n": 0, "agree": 0, "exact_text": 0})
+        row["n"] += 1
+        row["agree"] += v.agree
+        row["exact_text"] += v.exact_text
+    ok_cuda = [v for v in verdicts if v.meta["impl"] == "cuda" and v.expected_status != "compile_error"]
+    return {
+        "kernels": n, "agree": agree, "agreement": round(agree / n, 4) if n else None,
+        "expected_ok_cuda": len(ok_cuda), "expected_ok_cuda_compiled": sum(v.real_status == "ok" for v in ok_cuda),
+        "seconds": round(time.perf_counter() - start, 1), "skipped": skipped,
+        "missing_templates": sorted(MISSING_TEMPLATES), "render_errors": dict(sorted(RENDER_ERRORS.items())),
+        "strata": sorted({(v.meta["op"], v.meta["impl"], v.meta["arch"], v.meta["stratum"]) for v in verdicts}).__len__(),
+        "by_kind": dict(sorted(by_kind.items())),
+        "disagreements": [asdict(v) for v in verdicts if not v.agree],
+        "kernels_detail": [asdict(v) for v in verdicts],
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", nargs="?", type=Path, help="a generated kernelinfer dataset folder")
+    parser.add_argument("--catalog", action="store_true", help="audit the renderer directly (no dataset needed)")
+    parser.add_argument("--sample", type=int, default=500, help="number of kernels to compile (default 500)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
+    parser.add_argument("--json", type=Path, help="write the full report (every kernel, every disagreement) here")
+
+
+def run(args) -> int:
+    """Exit 0: full agreement; 1: disagreements (listed); 2: usage or input error."""
+    if bool(args.dir) == bool(args.catalog):
+        print("audit-compile: give a dataset DIR or --catalog (not both)", file=sys.stderr)
+        return 2
+    if args.sample < 1:
+        print("audit-compile: --sample must be >= 1", file=sys.stderr)
+        return 2
+    if args.dir and not args.dir.is_dir():
+        print(f"audit-compile: {args.dir}: not a directory", file=sys.stderr)
+        return 2
+    try:
+        cands = catalog_candidates(args.sample, args.seed) if args.catalog else folder_candidates(args.dir, args.sample, args.seed)
+    except SystemExit as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    report = audit(cands, jobs=args.jobs)
+    if report["missing_templates"]:
+        print(f"audit-compile: {len(report['missing_templates'])} variants have no template yet (skipped): "
+              f"{', '.join(report['missing_templates'][:12])}{' ...' if len(report['missing_templates']) > 12 else ''}")
+    for name, why in report["render_errors"].items():
+        print(f"RENDER ERROR {name}: {why}")
+    for name, why in report["skipped"].items():
+        print(f"audit-compile: skipped {name}: {why}")
+    for d in report["disagreements"]:
+        m = d["meta"]
+        print(f"DISAGREE {d['id']} {m['op']}/{m['impl']}/{m['arch']}/{m['variant']} [{m['stratum']}]: {d['why']}\n"
+              f"  expected: {d['expected_first'] or d['expected_status']}\n  real:     {d['real_first'] or d['real_status']}")
+    for kind, row in report["by_kind"].items():
+        print(f"  {kind:40s} {row['agree']:4d}/{row['n']:<4d} agree  ({row['exact_text']} exact text)")
+    print(f"audit-compile: {report['agree']}/{report['kernels']} agree ({100 * (report['agreement'] or 0):.1f}%), "
+          f"expected-ok CUDA compiled {report['expected_ok_cuda_compiled']}/{report['expected_ok_cuda']}, "
+          f"{report['strata']} strata, {report['seconds']} s")
+    if args.json:
+        tmp = args.json.with_name(args.json.name + ".tmp")
+        tmp.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+        tmp.replace(args.json)
+    return 0 if not report["disagreements"] and report["kernels"] else 1

@@ -1,0 +1,149 @@
+"""Fault injection: real edits found by pattern, and predictions that real nvcc/Triton confirm."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator.kernels import Source, render
+from generator.kernels import compilers
+from generator.kernels.faults import (FAULT_KINDS, OUTCOME_KINDS, TEXT_KINDS, WRONG_RESULT_KINDS, NoFaultSite,
+                                      _kernels, _mangle, applicable_kinds, code_view, expect_clean, inject)
+from generator.tasks import all_tasks
+from generator.variants import variants_for
+
+FIXTURES = Path(__file__).parent / "fixtures" / "templates"
+
+
+def _task(op, impl, gpu):
+    return next(t for t in all_tasks() if t.op == op and t.impl == impl and t.gpu == gpu and t.dtype == "fp16")
+
+
+def _fixture(impl: str, gpu: str) -> Source:
+    task = _task("rmsnorm", impl, gpu)
+    variant = next(v for v in variants_for("rmsnorm", impl) if v.tag == "naive")
+    return render(task, variant, {}, root=FIXTURES)
+
+
+def _rng(i=0):
+    return np.random.default_rng(np.random.SeedSequence([1234, i]))
+
+
+def test_kind_lists_are_consistent():
+    assert set(TEXT_KINDS["cuda"]) | set(TEXT_KINDS["triton"]) | set(OUTCOME_KINDS) == set(FAULT_KINDS)
+    assert set(WRONG_RESULT_KINDS) <= set(TEXT_KINDS["cuda"])
+
+
+@pytest.mark.parametrize("impl", ["cuda", "triton"])
+def test_every_text_kind_has_a_site_in_the_fixture(impl):
+    src = _fixture(impl, "a100")
+    assert applicable_kinds(src) == TEXT_KINDS[impl]
+
+
+@pytest.mark.parametrize("impl", ["cuda", "triton"])
+def test_inject_is_a_real_deterministic_edit(impl):
+    src = _fixture(impl, "a100")
+    for kind in TEXT_KINDS[impl]:
+        a, exp_a = inject(src, kind, _rng())
+        b, exp_b = inject(src, kind, _rng())
+        assert a == b and exp_a == exp_b, kind
+        assert a.text != src.text and a.filename == src.filename, kind
+        assert exp_a.kind == kind
+        assert exp_a.status == ("wrong_result" if kind in WRONG_RESULT_KINDS else "compile_error")
+        if exp_a.tool == "nvcc":
+            assert exp_a.message.startswith(f"{src.filename}({exp_a.line}): error: ")
+            assert exp_a.context.splitlines()[-1].strip() == "^"
+
+
+def test_outcome_kinds_are_not_text_edits():
+    src = _fixture("cuda", "a100")
+    for kind in OUTCOME_KINDS:
+        with pytest.raises(NoFaultSite, match="expect_clean"):
+            inject(src, kind, _rng())
+    with pytest.raises(ValueError, match="unknown fault kind"):
+        inject(src, "bogus", _rng())
+
+
+def test_no_site_is_a_clear_error():
+    src = Source("__global__ void k(float* y) { y[0] = 1.f; }\n", "k.cu", "cuda", "sm_80")
+    with pytest.raises(NoFaultSite, match="k.cu: no site for fault kind 'racy_reduction'"):
+        inject(src, "racy_reduction", _rng())
+    fp8_ok = _fixture("triton", "h100")      # fp8e4nv compiles on cc 90: no fp8 fault to make there
+    with pytest.raises(NoFaultSite, match="compiles on sm_90a"):
+        inject(fp8_ok, "triton_fp8_unsupported", _rng())
+
+
+def test_code_view_blanks_comments_strings_and_directives():
+    text = '#define A 1\nint x = 2; // x\nconst char* s = "y;z";\n'
+    view = code_view(text, "cuda")
+    assert len(view) == len(text) and view.count("\n") == text.count("\n")
+    assert "define" not in view and "// x" not in view and "y;z" not in view and "int x = 2;" in view
+
+
+# Real mangled names printed by nvcc 13 (`.entry` in the PTX) for these declarations.
+MANGLED = [
+    ("typedef half scalar_t;\ntemplate <int BM, int BN>\n__global__ void ka(const scalar_t* __restrict__ x, "
+     "scalar_t* y, const scalar_t* z, int n, float s) {}\nvoid l() { ka<64, 128><<<1, 1>>>(0, 0, 0, 0, 0.f); }\n",
+     "_Z2kaILi64ELi128EEvPK6__halfPS0_S2_if"),
+    ("__global__ void kb(const half* x, half* y, const float* sc, float* o, const int* idx, int64_t n, "
+     "const uint8_t* q, __nv_bfloat16* b) {}\n", "_Z2kbPK6__halfPS_PKfPfPKilPKhP13__nv_bfloat16"),
+    ("template <typename T, int V>\n__global__ void kc(const T* x, T* y, int n) {}\n"
+     "void l() { kc<float, 4><<<1, 1>>>(0, 0, 0); }\n", "_Z2kcIfLi4EEvPKT_PS0_i"),
+]
+
+
+@pytest.mark.parametrize("text,mangled", MANGLED)
+def test_mangled_entry_names_match_nvcc(text, mangled):
+    code = code_view(text, "cuda")
+    assert _mangle(text, code, _kernels(code)[0]) == mangled
+
+
+def test_expect_clean_arch_and_launch_outcomes():
+    task = _task("rmsnorm", "cuda", "a100")
+    variant = next(v for v in variants_for("rmsnorm", "cuda") if v.tag == "naive")
+    assert expect_clean(_fixture("cuda", "a100"), task, variant, {}).status == "ok"
+    gemm = [t for t in all_tasks() if t.impl == "cuda" and t.gpu == "a100" and "wgmma_tma" in
+            {v.tag for v in variants_for(t.op, "cuda")}][0]
+    wg = next(v for v in variants_for(gemm.op, "cuda") if v.tag == "wgmma_tma")
+    src = Source('asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");', "g.cu", "cuda", "sm_80")
+    exp = expect_clean(src, gemm, wg, {})
+    assert (exp.status, exp.kind, exp.tool, exp.line) == ("compile_error", "arch_unsupported", "ptxas", None)
+    assert re.fullmatch(r"ptxas /tmp/tmpxft_[0-9a-f]{8}_00000000-6_g\.ptx, line \d+; error   : "
+                        r"Instruction 'wgmma\.fence' not supported on \.target 'sm_80'", exp.message)
+
+
+@pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
+def test_cuda_predictions_match_real_nvcc():
+    cases = []
+    for gpu in ("a100", "h100"):
+        src = _fixture("cuda", gpu)
+        cases.append((src, None))
+        for i, kind in enumerate(TEXT_KINDS["cuda"]):
+            if kind not in WRONG_RESULT_KINDS:
+                cases.append(inject(src, kind, _rng(i)))
+    outs = compilers.compile_cuda([c[0] for c in cases], expect_ok=[c[1] is None for c in cases], jobs=2)
+    for (src, exp), out in zip(cases, outs):
+        if exp is None:
+            assert out.status == "ok", out.output
+        elif exp.tool == "nvcc":
+            assert out.first == exp.message, out.output
+        else:
+            assert _strip(out.first) == _strip(exp.message), out.output
+
+
+def _strip(line: str) -> str:
+    return re.sub(r"^ptxas \S+, line \d+; ", "ptxas ", line)
+
+
+@pytest.mark.skipif(compilers.triton_unavailable() is not None, reason="Triton not importable: check skipped")
+def test_triton_predictions_match_real_triton():
+    src = _fixture("triton", "a100")
+    cases = [(src, None)] + [inject(src, k, _rng(i)) for i, k in enumerate(("triton_compilation_error",) * 3 +
+                                                                        ("triton_fp8_unsupported",))]
+    outs = compilers.compile_triton([c[0] for c in cases], jobs=2)
+    assert outs[0].status == "ok", outs[0].output
+    for (_src, exp), out in zip(cases[1:], outs[1:]):
+        assert out.status == "compile_error" and out.tool == "triton", out.output
+        assert out.first == f"{exp.message} {exp.context.splitlines()[-1]}", out.output

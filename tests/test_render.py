@@ -1,0 +1,128 @@
+"""Rendering: every template renders where its variant is legal, tuning touches only the tuned lines, and
+template convention breaks are clear errors naming file and line."""
+from __future__ import annotations
+
+import difflib
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+
+from generator.hardware import GPUS
+from generator.kernels import Source, TemplateError, compile_arch, render
+from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT, prelude, tuned_constants
+from generator.tasks import all_tasks
+from generator.variants import legal_on, variants_for
+
+FIXTURES = Path(__file__).parent / "fixtures" / "templates"
+
+
+def _has_template(impl, v) -> bool:
+    return (TEMPLATE_ROOT / impl / v.kernel_class / f"{v.tag}{EXTENSIONS[impl][0]}").is_file()
+
+
+def _one_task_per_op_impl_gpu():
+    seen = {}
+    for t in all_tasks():
+        seen.setdefault((t.op, t.impl, t.gpu), t)
+    return list(seen.values())
+
+
+def test_every_existing_template_renders_wherever_its_variant_is_legal():
+    rendered, sizes = 0, []
+    for task in _one_task_per_op_impl_gpu():
+        for v in variants_for(task.op, task.impl):
+            if not _has_template(task.impl, v) or not legal_on(v, GPUS[task.gpu], task.dtype):
+                continue
+            src = render(task, v, {})
+            assert src.lang == task.impl and src.text.strip(), (task, v.tag)
+            assert not re.search(r"\{\{[A-Z][A-Z0-9_]*\}\}", src.text), f"{src.filename}: unsubstituted placeholder"
+            rendered += 1
+            if task.impl == "cuda":
+                sizes.append(len(src.text.encode()))
+    if not rendered:
+        pytest.skip("no kernel templates committed yet")
+    if sizes:
+        assert 3_000 <= statistics.median(sizes) <= 12_000, f"median CUDA candidate {statistics.median(sizes)} B"
+
+
+def test_tuning_changes_only_the_tuned_constant_lines():
+    checked = 0
+    for task in _one_task_per_op_impl_gpu():
+        if task.gpu != "h100":
+            continue
+        for v in variants_for(task.op, task.impl):
+            if not _has_template(task.impl, v) or not legal_on(v, GPUS[task.gpu], task.dtype):
+                continue
+            base = render(task, v, {}).text.splitlines()
+            for name, values in v.params.items():
+                if len(values) < 2:
+                    continue
+                tuned = render(task, v, {name: values[1]}).text.splitlines()
+                assert len(tuned) == len(base), (v.tag, name)
+                changed = [b for a, b in zip(base, tuned) if a != b]
+                assert changed, f"{task.impl}/{v.kernel_class}/{v.tag}: {name} never appears in the source"
+                assert all(name in line for line in changed), (v.tag, name, changed)
+                checked += 1
+    if not checked:
+        pytest.skip("no kernel templates committed yet")
+
+
+def _rmsnorm(impl="cuda", gpu="a100"):
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == impl and t.gpu == gpu)
+    return task, next(v for v in variants_for("rmsnorm", impl) if v.tag == "naive")
+
+
+def test_fixture_render_fills_standard_placeholders_and_is_deterministic():
+    task, v = _rmsnorm()
+    a = render(task, v, {"NUM_THREADS": 128}, root=FIXTURES)
+    assert a == render(task, v, {"NUM_THREADS": 128}, root=FIXTURES)
+    assert isinstance(a, Source) and (a.filename, a.lang, a.compile_arch) == ("rmsnorm_naive.cu", "cuda", "sm_80")
+    assert "#define NUM_THREADS 128" in a.text and "typedef half scalar_t;" in a.text
+    assert "load_scaled" in a.text            # ops/_default.cuh fallback pasted at {{OP_SNIPPET}}
+    assert "__global__ void rmsnorm_naive(" in a.text
+    b = render(task, v, {"NUM_THREADS": 256}, root=FIXTURES)
+    diff = [ln for ln in difflib.unified_diff(a.text.splitlines(), b.text.splitlines(), n=0, lineterm="")
+            if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert diff == ["-#define NUM_THREADS 128", "+#define NUM_THREADS 256"]
+
+
+def test_unknown_params_and_placeholders_are_clear_errors(tmp_path):
+    task, v = _rmsnorm()
+    with pytest.raises(TemplateError, match=r"unknown parameter\(s\) \['BLOCK_Q'\]"):
+        render(task, v, {"BLOCK_Q": 4}, root=FIXTURES)
+    (tmp_path / "cuda" / "rownorm").mkdir(parents=True)
+    bad = tmp_path / "cuda" / "rownorm" / "naive.cu"
+    bad.write_text("{{PRELUDE}}\n\nint x = {{NOT_A_THING}};\n")
+    with pytest.raises(TemplateError, match=rf"{bad}:3: unknown placeholder {{{{NOT_A_THING}}}}"):
+        render(task, v, {}, root=tmp_path)
+
+
+def test_tuned_placeholder_must_sit_on_its_own_definition_line(tmp_path):
+    task, v = _rmsnorm()
+    (tmp_path / "cuda" / "rownorm").mkdir(parents=True)
+    bad = tmp_path / "cuda" / "rownorm" / "naive.cu"
+    bad.write_text("{{PRELUDE}}\nconstexpr int SMEM = {{NUM_THREADS}} * 4;\n")
+    with pytest.raises(TemplateError, match=rf"{bad}:2: tuned parameter {{{{NUM_THREADS}}}} must be alone"):
+        render(task, v, {}, root=tmp_path)
+
+
+def test_missing_template_is_a_clear_error(tmp_path):
+    task, v = _rmsnorm()
+    with pytest.raises(TemplateError, match="no template for cuda rownorm/naive"):
+        render(task, v, {}, root=tmp_path)
+
+
+def test_compile_arch_uses_sm_120a_only_for_fp4_mma():
+    assert compile_arch(GPUS["rtx_5090"], frozenset({"fp4_mma"})) == "sm_120a"
+    assert compile_arch(GPUS["rtx_5090"], frozenset({"tma"})) == "sm_120"
+    assert compile_arch(GPUS["h100"], frozenset({"wgmma"})) == "sm_90a"
+
+
+def test_prelude_and_constants():
+    assert "#include <cuda_fp4.h>" in prelude("fp4") and "#include <cuda_fp4.h>" not in prelude("fp16")
+    with pytest.raises(TemplateError, match="unknown dtype"):
+        prelude("fp64")
+    assert tuned_constants({"BLOCK_M": 64, "EVEN": True}, "cuda") == "#define BLOCK_M 64\n#define EVEN 1"
+    assert tuned_constants({"BLOCK_M": 64, "EVEN": True}, "triton") == "BLOCK_M = 64\nEVEN = True"

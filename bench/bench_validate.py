@@ -22,8 +22,8 @@ REPEATS = 3
 def add_arguments(parser) -> None:
     g = parser.add_argument_group("validate")
     g.add_argument("--val-dir", type=Path, action="append", help="a generated folder to measure (repeatable); "
-                   "default: generate kernelinfer (and kernelswarm when it exists) at --val-rows")
-    g.add_argument("--val-rows", type=int, default=1899, help="rows of each generated folder (default 1899)")
+                   "default: generate kernelinfer and kernelswarm folders")
+    g.add_argument("--val-rows", type=int, help="rows of each generated folder (default: the dataset's default scale)")
 
 
 def parse_only(files: list[Path]) -> None:
@@ -75,13 +75,9 @@ def _folders(args, workdir: Path) -> list[Path]:
         return args.val_dir
     folders = []
     for dataset, count_flag in (("kernelinfer", "--sessions"), ("kernelswarm", "--episodes")):
-        try:
-            __import__(f"generator.cli_{dataset}")
-        except ImportError:
-            print(f"  ({dataset} generator not available: skipped)")
-            continue
         out = workdir / dataset
-        run_cli(dataset, "--out", str(out), count_flag, str(args.val_rows))
+        scale = (count_flag, str(args.val_rows)) if args.val_rows else ()
+        run_cli(dataset, "--out", str(out), *scale)
         folders.append(out)
     return folders
 
@@ -93,7 +89,7 @@ def run(args, workdir: Path) -> None:
         measure(f"{folder.name} shards", shards, shards)
         measure(f"{folder.name} folder", [folder], every_jsonl)
         merged = next(p for p in sorted(folder.glob("*.jsonl")) if p.name != "tasks_holdout.jsonl")
-        small, large = run_cli("validate", str(shards[0])), run_cli("validate", str(merged))
+        small, large = (run_cli("validate", "--jobs", "1", str(path)) for path in (shards[0], merged))
         ratio = large.peak_rss_mb / small.peak_rss_mb
         print(row(f"peak RSS, one shard ({shards[0].stat().st_size / 1e6:,.0f} MB)", small.peak_rss_mb, "MB"))
         print(row(f"peak RSS, merged view ({merged.stat().st_size / 1e6:,.0f} MB)", large.peak_rss_mb, "MB"))

@@ -1,0 +1,92 @@
+"""Feedback text: the RESULT line, tool diagnostics as printed, correctness and benchmark reports."""
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+
+from generator import feedback
+from generator.kernels.faults import Expected
+from generator.tasks import all_tasks
+
+TASK = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.gpu == "h100")
+
+
+def _rng(i=0):
+    return np.random.default_rng(np.random.SeedSequence([99, i]))
+
+
+@pytest.mark.parametrize("seconds,line", [(0, "[t+0:00:00] RESULT ok"), (3725.9, "[t+1:02:05] RESULT ok"),
+                                          (36000, "[t+10:00:00] RESULT ok")])
+def test_result_line(seconds, line):
+    assert feedback.result_line(seconds, "ok") == line
+
+
+def test_nvcc_error_is_printed_like_nvcc():
+    exp = Expected("compile_error", "undefined_identifier", "nvcc", 18,
+                   'k.cu(18): error: identifier "scael" is undefined',
+                   "      y[row] = __float2half(acc * scael);\n                                  ^")
+    assert feedback.feedback_text(TASK, exp) == (
+        'k.cu(18): error: identifier "scael" is undefined\n'
+        "      y[row] = __float2half(acc * scael);\n"
+        "                                  ^\n\n"
+        '1 error detected in the compilation of "k.cu".')
+    three = Expected("compile_error", "missing_semicolon", "nvcc", 10, 'k.cu(10): error: expected a ";"',
+                     "      float acc = 0.0f;\n      ^", n_errors=3)
+    assert feedback.feedback_text(TASK, three).endswith('3 errors detected in the compilation of "k.cu".')
+
+
+def test_ptxas_triton_and_launch_failures():
+    ptxas = Expected("compile_error", "arch_unsupported", "ptxas", None,
+                     "ptxas /tmp/tmpxft_00001234_00000000-6_k.ptx, line 148; error   : Instruction 'wgmma.fence' "
+                     "not supported on .target 'sm_80'", "ptxas fatal   : Ptx assembly aborted due to errors")
+    assert feedback.feedback_text(TASK, ptxas).splitlines()[-1] == "ptxas fatal   : Ptx assembly aborted due to errors"
+    tri = Expected("compile_error", "triton_compilation_error", "triton", 12, "at 3:25:",
+                   "def k(x):\n    pid = 1\n    offs = pid * BLOCK + tl.arange(0, 96)\n                         ^\n"
+                   "arange's range must be a power of 2")
+    text = feedback.feedback_text(TASK, tri)
+    assert text.startswith("triton.compiler.errors.CompilationError: at 3:25:\ndef k(x):")
+    assert text.endswith("arange's range must be a power of 2")
+    launch = Expected("compile_error", "dyn_smem_over_cap", "runtime", None, "CUDA error: invalid argument",
+                      "233472 bytes of dynamic shared memory > 232448")
+    text = feedback.feedback_text(TASK, launch)
+    assert "launch: FAILED" in text and "RuntimeError: CUDA error: invalid argument" in text
+
+
+@pytest.mark.parametrize("kind", ["missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale",
+                                  "racy_reduction"])
+def test_correctness_report_fails_with_plausible_numbers(kind):
+    exp = Expected("wrong_result", kind, "check", None, "")
+    text = feedback.feedback_text(TASK, exp, rng=_rng())
+    assert text == feedback.feedback_text(TASK, exp, rng=_rng())          # deterministic given the rng
+    assert "correctness: FAILED" in text
+    err, atol = map(float, re.search(r"max_abs_err = (\S+) \(atol = (\S+)\)", text).groups())
+    assert err > atol
+    bad, total, first = map(int, re.search(r"mismatches: (\d+) / (\d+) .* first bad index: (\d+)", text).groups())
+    assert 1 <= bad <= total and 0 <= first < total
+
+
+def test_benchmark_report_uses_perf_achieved():
+    from generator import perf
+
+    t = perf.roofline_ms(TASK) * 1.5
+    ok = Expected("ok", None, "check", None, "")
+    text = feedback.feedback_text(TASK, ok, time_ms=t, baseline_ms=4 * t, best_ms=1.2 * t, rng=_rng())
+    assert f"time: {t:.4f} ms" in text
+    assert "speedup: 4.00x vs baseline" in text and "1.20x vs best so far" in text
+    frac = perf.achieved(TASK, t)["bandwidth_frac"]
+    assert f"{100 * frac:.1f}% of peak DRAM bandwidth" in text
+    with pytest.raises(ValueError, match="needs time_ms"):
+        feedback.feedback_text(TASK, ok)
+
+
+def test_fast_enough_for_a_full_run():
+    """~180K calls in a run: a wrong-result report must cost well under 100 microseconds."""
+    exp = Expected("wrong_result", "off_by_one_mask", "check", None, "")
+    rng = _rng()
+    start = time.perf_counter()
+    for _ in range(2000):
+        feedback.feedback_text(TASK, exp, rng=rng)
+    assert (time.perf_counter() - start) / 2000 < 1e-4

@@ -317,8 +317,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="processes for large inputs (default: usable CPUs, at most 8)")
     parser.add_argument("--split", type=Path, metavar="SRC", help="write SRC's valid lines to --good, the rest "
                         "(untouched, with line number and reasons) to --rejects; SRC is never modified")
-    parser.add_argument("--good", type=Path, metavar="OUT")
-    parser.add_argument("--rejects", type=Path, metavar="REJ")
+    parser.add_argument("--good", type=Path, metavar="OUT", help="--split: the valid lines, byte for byte")
+    parser.add_argument("--rejects", type=Path, metavar="REJ", help='--split: one JSON per rejected line, '
+                        '{"line", "reasons", "raw", "encoding"}; raw is the exact line (base64 if not UTF-8)')
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = ("output: one line per problem, PATH:LINE: kind: message, then a summary\n"
+                     "exit status: 0 all valid, 1 problems found, 2 usage or I/O error\n"
+                     "schemas and rules: schema/README.md")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import pytest
 from generator import qa
 from generator.__main__ import main
 
-SESSIONS, HOLDOUT = 130, 12
+SESSIONS, HOLDOUT = 104, 12
 
 
 def files(folder):

@@ -14,7 +14,7 @@ struct EmbeddingGather {
 
     __device__ Route route(int row) const
     {
-        return {{table + (size_t)ids[row] * cols}, y + (size_t)row * cols};
+        return Route{ {table + (size_t)ids[row] * cols}, y + (size_t)row * cols };
     }
 
     template <int N>

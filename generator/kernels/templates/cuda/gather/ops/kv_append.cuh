@@ -23,9 +23,9 @@ struct KvAppend {
         const int index = row % per_tensor;
         const int64_t slot = slot_mapping[index / heads];
         const scalar_t* src = (row < per_tensor ? k : v) + (size_t)index * cols;
-        if (slot < 0) return {{src}, nullptr};
+        if (slot < 0) return Route{ {src}, nullptr };
         scalar_t* cache = row < per_tensor ? k_cache : v_cache;
-        return {{src}, cache + ((size_t)slot * heads + index % heads) * cols};
+        return Route{ {src}, cache + ((size_t)slot * heads + index % heads) * cols };
     }
 
     template <int N>

@@ -24,7 +24,7 @@ struct MoeScatter {
         const int expert = topk_ids[row];
         const int position = expert_offsets[expert] + atomicAdd(&g_expert_cursor[expert], 1);
         src_index[row] = position;
-        return {{x + (size_t)(row / topk) * cols}, x_sorted + (size_t)position * cols};
+        return Route{ {x + (size_t)(row / topk) * cols}, x_sorted + (size_t)position * cols };
     }
 
     template <int N>

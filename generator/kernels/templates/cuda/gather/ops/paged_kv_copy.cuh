@@ -28,7 +28,7 @@ struct PagedKvCopy {
         const bool is_k = row < per_tensor;
         const scalar_t* src = (is_k ? k_cache : v_cache) + ((size_t)src_block * page_rows + within) * cols;
         scalar_t* dst = (is_k ? k_dst : v_dst) + ((size_t)dst_block * page_rows + within) * cols;
-        return {{src}, dst};
+        return Route{ {src}, dst };
     }
 
     template <int N>

@@ -1,0 +1,99 @@
+"""The memory-bound CUDA templates (attn_decode, rownorm, elementwise, gather, sampler, scan) against real nvcc.
+
+Rendering covers every op x variant x dtype x GPU where the variant is legal; compiling covers a rotating
+subset: each (class, variant) once, for one of its ops on one of its GPUs, batched through the audit's nvcc
+driver. Variants that need sm_90 features (TMA, clusters) are also built for an Ampere GPU, where ptxas must
+reject them the way it rejects the real arch mistake.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import pytest
+
+from generator.hardware import GPUS
+from generator.kernels import render
+from generator.kernels.compilers import compile_cuda, nvcc_path
+from generator.ops import OPS
+from generator.tasks import Task
+from generator.variants import legal_on, variants_for
+
+CLASSES = ("attn_decode", "rownorm", "elementwise", "gather", "sampler", "scan")
+MEMORY_OPS = tuple(name for name, op in OPS.items() if op.kernel_class in CLASSES and "cuda" in op.impls)
+needs_nvcc = pytest.mark.skipif(nvcc_path() is None, reason="nvcc not found: CUDA template compile checks skipped")
+
+
+def _task(op: str, gpu: str, dtype: str | None = None, shape: int = 0) -> Task:
+    o = OPS[op]
+    return Task(op, "cuda", gpu, dtype or o.dtypes[0], tuple(o.shapes[shape].items()))
+
+
+def _cases():
+    """(op, variant) pairs: every variant of every class once, rotating through the ops that offer it."""
+    cases = []
+    for kclass in CLASSES:
+        ops = [o for o in MEMORY_OPS if OPS[o].kernel_class == kclass]
+        tags = list(dict.fromkeys(v.tag for o in ops for v in variants_for(o, "cuda")))
+        for i, tag in enumerate(tags):
+            offering = [o for o in ops if any(v.tag == tag for v in variants_for(o, "cuda"))]
+            op = offering[i % len(offering)]
+            cases.append((op, next(v for v in variants_for(op, "cuda") if v.tag == tag)))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_every_legal_combination_renders_a_complete_unit():
+    count = 0
+    for op in MEMORY_OPS:
+        for variant in variants_for(op, "cuda"):
+            for dtype in OPS[op].dtypes:
+                for gpu in GPUS:
+                    if not legal_on(variant, gpu, dtype):
+                        continue
+                    src = render(_task(op, gpu, dtype), variant, {})
+                    where = f"{op}/{variant.tag}/{dtype}/{gpu}"
+                    assert "{{" not in src.text, where
+                    assert re.search(rf"__global__ void {op}_kernel\(", src.text), where
+                    assert f"void launch_{op}(" in src.text, where
+                    assert 2_500 <= len(src.text) <= 24_000, f"{where}: {len(src.text)} bytes"
+                    count += 1
+    assert count > 300
+
+
+@pytest.mark.parametrize("op,variant", CASES, ids=[f"{v.kernel_class}-{v.tag}" for _, v in CASES])
+def test_tuning_step_changes_only_its_constant_line(op, variant):
+    gpu = next(g for g in ("h100", "a100") if legal_on(variant, g, OPS[op].dtypes[0]))
+    base = render(_task(op, gpu), variant, {}).text.splitlines()
+    for name, values in variant.params.items():
+        if len(values) < 2:
+            continue
+        tuned = render(_task(op, gpu), variant, {name: values[1]}).text.splitlines()
+        changed = [ln for ln in difflib.unified_diff(base, tuned, lineterm="", n=0)
+                   if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        assert changed == [f"-#define {name} {values[0]}", f"+#define {name} {values[1]}"], (variant.tag, name)
+
+
+def _legal_gpu(variant, dtype: str, index: int) -> str:
+    gpus = [g for g in ("a100", "a10", "h100", "rtx_5090") if legal_on(variant, g, dtype)]
+    return gpus[index % len(gpus)]
+
+
+@needs_nvcc
+def test_templates_compile_for_their_gpus_and_arch_gated_ones_fail_in_ptxas():
+    legal, gated = [], []
+    for i, (op, variant) in enumerate(CASES):
+        dtype = OPS[op].dtypes[-1]
+        shape = i % len(OPS[op].shapes)
+        legal.append(render(_task(op, _legal_gpu(variant, dtype, i), dtype, shape), variant, {}))
+        if variant.requires & {"tma", "clusters"}:
+            gated.append(render(_task(op, "a10" if i % 2 else "a100", dtype, shape), variant, {}))
+    outcomes = compile_cuda(legal + gated, expect_ok=[True] * len(legal) + [False] * len(gated), batch_size=8)
+
+    failed = [f"{s.filename} ({s.compile_arch}): {o.first}" for s, o in zip(legal, outcomes) if o.status != "ok"]
+    assert not failed, "\n".join(failed)
+    for src, outcome in zip(gated, outcomes[len(legal):]):
+        assert outcome.status == "compile_error" and outcome.tool == "ptxas", (src.filename, outcome.first)
+        assert "requires .target sm_90 or higher" in outcome.first, (src.filename, outcome.first)
+    assert len(gated) >= 3

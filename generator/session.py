@@ -231,7 +231,7 @@ class _Engineer:
         """Local search: an untried neighbour of the best, sometimes (or when the best's are exhausted) of the
         best candidate of a runner-up variant."""
         best = self.best
-        if self.rng.random() >= P_EXPLORE:
+        if best is not None and self.rng.random() >= P_EXPLORE:
             moves = self._neighbours(best.tag, best.params, 1) or self._neighbours(best.tag, best.params, 2)
             if moves:
                 return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
@@ -277,7 +277,7 @@ class _Engineer:
                 return
             move = self._next_move()
             if move is None:                   # the space is exhausted: re-measure the best, then stop
-                if len(self.steps) >= MIN_STEPS:
+                if len(self.steps) >= MIN_STEPS or self.best is None:
                     return
                 self._revert()
                 continue
@@ -297,6 +297,8 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     eng = _Engineer(workbench(task), rng)
     eng.climb()
     eng.tune()
+    if eng.best is None:
+        raise ValueError(f"{task}: no candidate compiled, launched and passed in {len(eng.steps)} steps")
     steps = eng.steps
     costs = [clock.step_cost(rng, kind=s.kind, impl=task.impl, source_lines=s.outcome.lines,
                              status=s.outcome.status) for s in steps]

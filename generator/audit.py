@@ -172,26 +172,24 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
     covered: dict[tuple, int] = {}
     cursors = {k: 0 for k in strata}
     kinds = sorted(strata)
-    budget_misses = 0
-    while len(out) < n and budget_misses < 20 * len(kinds):
+    while len(out) < n:
         progressed = False
         for kind in kinds:
-            if len(out) >= n:
-                break
             items = strata[kind]
-            if cursors[kind] >= len(items) * 3:
-                continue
-            # prefer the (op, impl, arch) this kind has covered least
-            window = [items[(cursors[kind] + j) % len(items)] for j in range(min(8, len(items)))]
-            task, v, gpu = min(window, key=lambda x: covered.get((x[0].op, x[0].impl, x[2].arch, kind), 0))
-            cursors[kind] += 1
-            cand = _make(task, v, gpu, kind, rng, render, inject, expect_clean, len(out))
-            if cand is None:
-                budget_misses += 1
-                continue
-            covered[(task.op, task.impl, gpu.arch, kind)] = covered.get((task.op, task.impl, gpu.arch, kind), 0) + 1
-            out.append(cand)
-            progressed = True
+            for _attempt in range(12):      # a stratum entry may have no site for this kind: try the next
+                if len(out) >= n or cursors[kind] >= 3 * len(items):
+                    break
+                # among the next few entries, the (op, impl, arch) this kind has covered least
+                window = [items[(cursors[kind] + j) % len(items)] for j in range(min(8, len(items)))]
+                task, v, gpu = min(window, key=lambda x: covered.get((x[0].op, x[0].impl, x[2].arch, kind), 0))
+                cursors[kind] += 1
+                cand = _make(task, v, gpu, kind, rng, render, inject, expect_clean, len(out))
+                if cand is not None:
+                    key = (task.op, task.impl, gpu.arch, kind)
+                    covered[key] = covered.get(key, 0) + 1
+                    out.append(cand)
+                    progressed = True
+                    break
         if not progressed:
             break
     return out

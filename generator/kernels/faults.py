@@ -551,14 +551,39 @@ def _wrong_stride(source: Source, rng):
     code = code_view(source.text, source.lang)
     if source.lang == "cuda":
         found = [m for sub in re.finditer(r"\[([^\[\]]+)\]", code)
-                 for m in re.finditer(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[\[(])", code[:sub.end()]) if m.start() >= sub.start()]
+                 for m in re.finditer(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))", code[:sub.end()])
+                 if m.start() >= sub.start()]
     else:
         found = list(re.finditer(r"\*\s*(stride_\w+)\b", code))
-    names = sorted({m.group(1) for m in found})
-    m = _pick(found, "wrong_stride", source, rng)
-    others = [n for n in names if n != m.group(1) and (n.startswith("stride") == m.group(1).startswith("stride"))]
+    sites = []
+    for m in found:
+        # another multiplier already seen in the same function is in scope there: the realistic mix-up
+        start = _function_start(code, m.start(), source.lang)
+        seen = {o.group(1) for o in found if start <= o.start() < m.start()} | \
+               set(re.findall(r"\b(stride_\w+)\b", code[start:m.start()]))
+        others = sorted(n for n in seen if n != m.group(1) and
+                        n.startswith("stride") == m.group(1).startswith("stride"))
+        sites.append((m, others))
+    m, others = _pick(sites, "wrong_stride", source, rng)
     new = others[int(rng.integers(len(others)))] if others else f"({m.group(1)} + 1)"
     return source.text[:m.start(1)] + new + source.text[m.end(1):], _wrong("wrong_stride")
+
+
+def _function_start(code: str, pos: int, lang: str) -> int:
+    """Offset where the function enclosing `pos` begins (its header for C, its `def` for Python)."""
+    if lang != "cuda":
+        d = code.rfind("\ndef ", 0, pos)
+        return d + 1 if d >= 0 else 0
+    depth, start = 0, 0
+    for m in re.finditer(r"[{}]", code[:pos]):
+        if m.group(0) == "{":
+            if depth == 0:
+                start = code.rfind(";", 0, m.start()) + 1
+                start = max(start, code.rfind("}", 0, m.start()) + 1)
+            depth += 1
+        else:
+            depth = max(0, depth - 1)
+    return start
 
 
 _TYPE_BEFORE = re.compile(r"(?:\b(?:half|float|int|double|char|void|__half|__nv_bfloat16|half2|float2|float4|\w+_t)"
@@ -590,7 +615,9 @@ def _racy_reduction(source: Source, rng):
             depth += {"(": 1, ")": -1}.get(code[i], 0)
             i += 1
         args = _split_args(source.text[m.end():i - 1])
-        if len(args) >= 2 and re.match(r"\s*;|\s*$", code[i:i + 2]):
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        statement = not code[line_start:m.start()].strip() or code[line_start:m.start()].rstrip().endswith(("{", ")", ";"))
+        if len(args) >= 2 and statement and re.match(r"[ \t]*(;|\n|$)", code[i:i + 3]):
             sites.append((m.start(), i, args))
     if source.lang == "cuda":
         sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0xffffffff|0xFFFFFFFF)", code)]

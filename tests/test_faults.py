@@ -147,3 +147,17 @@ def test_triton_predictions_match_real_triton():
     for (_src, exp), out in zip(cases[1:], outs[1:]):
         assert out.status == "compile_error" and out.tool == "triton", out.output
         assert out.first == f"{exp.message} {exp.context.splitlines()[-1]}", out.output
+
+
+@pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
+def test_wrong_template_arg_at_launches_and_calls_matches_nvcc():
+    src = _fixture("cuda", "a10")
+    cases = {}
+    for i in range(12):
+        edited, exp = inject(src, "wrong_template_arg", _rng(i))
+        cases.setdefault(exp.message, (edited, exp))
+    assert any('"warp_sum"' in m for m in cases) and any('"rmsnorm_naive"' in m for m in cases)
+    outs = compilers.compile_cuda([c[0] for c in cases.values()], jobs=2)
+    for (edited, exp), out in zip(cases.values(), outs):
+        assert out.first == exp.message, out.output
+        assert exp.context.splitlines()[0] in out.output, out.output

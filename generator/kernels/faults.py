@@ -278,6 +278,17 @@ def _type_mismatch(source: Source, rng):
 
 
 _LAUNCH = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
+_CALL = re.compile(r"(?<![\w.>:])(?<!template )([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(")
+_CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
+
+
+def _function_templates(code: str) -> dict[str, int]:
+    """name -> number of function templates of that name defined in the source (2+ = overloaded)."""
+    out: dict[str, int] = {}
+    for m in re.finditer(r"template\s*<([^{};]*?)>\s*(?:[\w:*&<>,]+\s+)*?([A-Za-z_]\w*)\s*\([^;{]*\)\s*(?:const\s*)?\{", code):
+        if "..." not in m.group(1):
+            out[m.group(2)] = out.get(m.group(2), 0) + 1
+    return out
 
 
 def _split_args(s: str) -> list[str]:
@@ -297,10 +308,13 @@ def _split_args(s: str) -> list[str]:
 
 def _wrong_template_arg(source: Source, rng):
     code = code_view(source.text, "cuda")
-    sites = [m for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
-    m = _pick(sites, "wrong_template_arg", source, rng)
+    templates = _function_templates(code)
+    sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
+    sites += [(m, False) for m in _CALL.finditer(code) if m.group(1) in templates and m.group(1) not in _CASTS
+              and _split_args(m.group(2))]
+    m, launch = _pick(sites, "wrong_template_arg", source, rng)
     args = _split_args(source.text[m.start(2):m.end(2)])
-    choice = int(rng.integers(3))
+    choice = int(rng.integers(3)) if launch else 2
     if choice == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
         new = args[:-1]
     elif choice == 1 and re.fullmatch(r"[\w\s*+()/-]+", args[0]) and not re.search(r"\b(typename|class)\b", code):
@@ -308,10 +322,11 @@ def _wrong_template_arg(source: Source, rng):
     else:
         new = args + [args[-1]]
     text = source.text[:m.start(2)] + ", ".join(new) + source.text[m.end(2):]
+    what = "overloaded function" if templates.get(m.group(1), 1) > 1 else "function template"
     expected = _nvcc(source, "wrong_template_arg", m.start(1), text,
-                     f'no instance of function template "{m.group(1)}" matches the argument list')
-    arg_types = _launch_arg_types(code, m.end())
-    if arg_types is None:
+                     f'no instance of {what} "{m.group(1)}" matches the argument list')
+    arg_types = _call_arg_types(code, code.find("(", code.find(">>>", m.end()) if launch else m.end() - 1))
+    if not arg_types:
         return text, expected
     return text, replace(expected, context=f"            argument types are: ({', '.join(arg_types)})\n"
                                            + expected.context)
@@ -322,10 +337,8 @@ def _has_default_targs(code: str, kernel: str) -> bool:
     return bool(m and "=" in m.group(1))
 
 
-def _launch_arg_types(code: str, launch_end: int) -> list[str] | None:
-    """EDG's 'argument types are' list when every kernel argument is a plainly declared name."""
-    close = code.find(">>>", launch_end)
-    paren = code.find("(", close)
+def _call_arg_types(code: str, paren: int) -> list[str] | None:
+    """EDG's 'argument types are' list when every argument is a plainly declared name or an int literal."""
     depth, i = 0, paren
     while i < len(code):
         depth += {"(": 1, ")": -1}.get(code[i], 0)
@@ -341,9 +354,8 @@ def _launch_arg_types(code: str, launch_end: int) -> list[str] | None:
     for a in args:
         if re.fullmatch(r"-?\d+", a):
             out.append("int")
-        elif a in decls and decls[a].split()[0] not in _C_KEYWORDS | {"return"}:
-            t = re.sub(r"\s*(\*+)", r" \1", decls[a].strip())
-            out.append(t)
+        elif a in decls and decls[a].split()[0] not in _C_KEYWORDS:
+            out.append(re.sub(r"\s*(\*+)", r" \1", decls[a].strip()))
         else:
             return None
     return out
@@ -620,7 +632,7 @@ def _racy_reduction(source: Source, rng):
         if len(args) >= 2 and statement and re.match(r"[ \t]*(;|\n|$)", code[i:i + 3]):
             sites.append((m.start(), i, args))
     if source.lang == "cuda":
-        sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0xffffffff|0xFFFFFFFF)", code)]
+        sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0x[fF]{8}[uU]?|FULL_MASK)\b", code)]
     start, end, args = _pick(sites, "racy_reduction", source, rng)
     if args is None:
         new = "0x0000ffff"                       # half the warp leaves the exchange: lanes read stale values
@@ -643,8 +655,10 @@ def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
     """(name, offset of `def`, end of body) of each entry kernel."""
     out = []
     for m in _JIT_DEF.finditer(source.text):
-        body_end = re.search(r"\n(?=\S)", source.text[m.end():])
-        out.append((m.group(2), m.start(1), m.end() + body_end.start() if body_end else len(source.text)))
+        header_end = re.compile(r"\)\s*(?:->[^:\n]*)?:[ \t]*(?:#[^\n]*)?\n").search(source.text, m.end())
+        body = header_end.end() if header_end else m.end()
+        body_end = re.compile(r"\n(?=\S)").search(source.text, body)
+        out.append((m.group(2), m.start(1), body_end.start() if body_end else len(source.text)))
     return out
 
 

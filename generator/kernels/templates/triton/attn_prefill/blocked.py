@@ -1,0 +1,29 @@
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: FlashAttention-style tiles of BLOCK_M queries x BLOCK_N keys on
+NUM_WARPS warps, K/V tiles streamed through a NUM_STAGES-deep pipeline, exp2 online softmax."""
+import triton
+import triton.language as tl
+
+{{TUNED_CONSTANTS}}
+
+
+@triton.jit
+def _online_update(q, k, v, m_i, l_i, acc, visible, sm_scale):
+    # One key tile: scores on tensor cores in the log2 domain (exp2 is one MUFU op), masked, folded into the
+    # running max / sum / output (fp32).
+    s = tl.dot(q, tl.trans(k)) * (sm_scale * 1.4426950408889634)
+    s = tl.where(visible, s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, axis=1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, axis=1)
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+    return m_new, l_i, acc
+
+
+{{OP_SNIPPET}}
+
+
+def _launch(kernel, n_queries, n_rows, *args, **meta):
+    grid = (triton.cdiv(n_queries, BLOCK_M), n_rows)
+    kernel[grid](*args, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, num_warps=NUM_WARPS,
+                 num_stages=NUM_STAGES, **meta)

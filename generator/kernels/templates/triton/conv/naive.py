@@ -1,0 +1,19 @@
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per tile of BLOCK_M output points x 32
+channels, taps and input channels walked in small steps, no pipelining."""
+import triton
+import triton.language as tl
+
+{{TUNED_CONSTANTS}}
+BLOCK_N = 32
+BLOCK_K = 32
+NUM_WARPS = 4
+NUM_STAGES = 1
+
+
+{{OP_SNIPPET}}
+
+
+def _launch(kernel, n_points, n_channels, *args, **meta):
+    grid = (triton.cdiv(n_points, BLOCK_M), triton.cdiv(n_channels, BLOCK_N))
+    kernel[grid](*args, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS,
+                 num_stages=NUM_STAGES, **meta)

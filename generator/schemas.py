@@ -96,7 +96,16 @@ class RowSchema:
         (fastjsonschema is stricter there than the spec); `number_problems` reports that one.
         """
         found = sorted(self._precise.iter_errors(row), key=lambda e: [str(p) for p in e.absolute_path])
-        return [(json_path(e.absolute_path), _message(e)) for e in found]
+        out, missing = [], {}
+        for e in found:
+            where = json_path(e.absolute_path)
+            if e.validator == "required" and not e.context:   # one message per object, not per missing field
+                names = missing.setdefault(where, {})
+                names.update(dict.fromkeys(k for k in e.validator_value if k not in e.instance))
+            else:
+                out.append((where, _message(e)))
+        out += [(where, f"missing required {', '.join(names)} (rule required)") for where, names in missing.items()]
+        return out
 
     def number_problems(self, row, seen: set[tuple[str, ...]]) -> list[tuple[str, str]]:
         """Ints in float fields and floats in int fields, as (path, message).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -341,12 +342,16 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 2
-    if args.format == "json":
-        sys.stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
-    else:
-        for finding in report.findings:
-            print(finding)
-        print(report.summary())
+    try:
+        if args.format == "json":
+            sys.stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
+        else:
+            for finding in report.findings:
+                print(finding)
+            print(report.summary())
+        sys.stdout.flush()
+    except BrokenPipeError:  # `validate ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if report.ok else 1
 
 

@@ -1,11 +1,22 @@
 // kv_int8_quant: each (K or V, token, head) row of D values gets scale = absmax / 127 and is written, rounded,
 // into the paged int8 cache at the token's slot. Rows 0..T*H-1 are K, the rest V.
+{{SIGNATURE}};
+
+// The activation type exactly as the prototype declares it (the format the quantized data is made from).
+template <typename F>
+struct InputOf;
+template <typename T, typename... Rest>
+struct InputOf<void (*)(const T*, Rest...)> {
+    typedef T type;
+};
+typedef InputOf<decltype(&kv_int8_quant_kernel)>::type act_t;
+
 constexpr float INT8_LIMIT = 127.f;
 
 struct KvInt8Quant {
     static constexpr int COLS = {{SHAPE_D}};
-    const half* __restrict__ k;
-    const half* __restrict__ v;
+    const act_t* __restrict__ k;
+    const act_t* __restrict__ v;
     const int64_t* __restrict__ slot_mapping;
     scalar_t* __restrict__ k_cache;
     scalar_t* __restrict__ v_cache;
@@ -29,7 +40,7 @@ struct KvInt8Quant {
     __device__ void load(int row, int col, float (&x)[N]) const
     {
         const int per_tensor = tokens * heads;
-        const half* src = row < per_tensor ? k : v;
+        const act_t* src = row < per_tensor ? k : v;
         load_n(src + (size_t)(row % per_tensor) * cols + col, x);
     }
 
@@ -54,7 +65,7 @@ struct KvInt8Quant {
     norm_rows(op);
 }
 
-void launch_kv_int8_quant(const half* k, const half* v, const int64_t* slot_mapping, scalar_t* k_cache,
+void launch_kv_int8_quant(const act_t* k, const act_t* v, const int64_t* slot_mapping, scalar_t* k_cache,
                           scalar_t* v_cache, float* scales, int T, int H, int D, int P, cudaStream_t stream)
 {
     const LaunchPlan plan = plan_launch((const void*)&kv_int8_quant_kernel, 2 * T * H, D);

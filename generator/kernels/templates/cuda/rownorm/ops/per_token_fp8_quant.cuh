@@ -1,9 +1,20 @@
 // per_token_fp8_quant: scale = absmax(row) / 448 (the e4m3 maximum); xq = x / scale, saturated to e4m3.
+{{SIGNATURE}};
+
+// The activation type exactly as the prototype declares it (the format the quantized data is made from).
+template <typename F>
+struct InputOf;
+template <typename T, typename... Rest>
+struct InputOf<void (*)(const T*, Rest...)> {
+    typedef T type;
+};
+typedef InputOf<decltype(&per_token_fp8_quant_kernel)>::type act_t;
+
 constexpr float FP8_MAX = 448.f;
 
 struct PerTokenFp8Quant {
     static constexpr int COLS = {{SHAPE_H}};
-    const half* __restrict__ x;
+    const act_t* __restrict__ x;
     scalar_t* __restrict__ xq;
     float* __restrict__ scales;
     int rows;
@@ -41,7 +52,7 @@ struct PerTokenFp8Quant {
     norm_rows(op);
 }
 
-void launch_per_token_fp8_quant(const half* x, scalar_t* xq, float* scales, int T, int H, cudaStream_t stream)
+void launch_per_token_fp8_quant(const act_t* x, scalar_t* xq, float* scales, int T, int H, cudaStream_t stream)
 {
     const LaunchPlan plan = plan_launch((const void*)&per_token_fp8_quant_kernel, T, H);
     per_token_fp8_quant_kernel<<<plan.grid, plan.block, plan.smem, stream>>>(x, xq, scales, T, H);

@@ -25,7 +25,7 @@ from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig, workbench
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
 # Behaviour rates, calibrated so the defaults land on the seed's step-status mix (issue 4).
-P_FAULT = 0.16          # mean chance that an edit carries a mistake (per-session spread around it)
+P_FAULT = 0.17          # mean chance that an edit carries a mistake (per-session spread around it)
 P_WRONG = 0.22          # ... that the mistake compiles but computes a wrong result
 P_REFIX = 0.08          # ... that the fix itself carries a new mistake
 P_REVERT = 0.08         # chance to go back to the best source after a >3 % regression

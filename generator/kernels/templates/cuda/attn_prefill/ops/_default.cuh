@@ -1,0 +1,24 @@
+// Causal prefill attention: q, k, v, o are [B, H, S, D]; query i sees keys 0..i.
+constexpr int BATCH = {{SHAPE_B}};
+constexpr int HEADS = {{SHAPE_H}};
+constexpr int Q_LEN = {{SHAPE_S}};
+constexpr int KV_LEN = {{SHAPE_S}};
+constexpr int HEAD_DIM = {{SHAPE_D}};
+
+struct Operands { const scalar_t* q; const scalar_t* k; const scalar_t* v; scalar_t* o; };
+
+__device__ __forceinline__ const scalar_t* q_row(const Operands& op, int b, int h, int i) {
+  return op.q + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;
+}
+__device__ __forceinline__ scalar_t* o_row(const Operands& op, int b, int h, int i) {
+  return op.o + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;
+}
+__device__ __forceinline__ const scalar_t* k_row(const Operands& op, int b, int h, int j) {
+  return op.k + (((int64_t)b * HEADS + h) * KV_LEN + j) * HEAD_DIM;
+}
+__device__ __forceinline__ const scalar_t* v_row(const Operands& op, int b, int h, int j) {
+  return op.v + (((int64_t)b * HEADS + h) * KV_LEN + j) * HEAD_DIM;
+}
+// Mask, and how many keys the queries below q_end need at most.
+__device__ __forceinline__ bool visible(int i, int j) { return j <= i; }
+__device__ __forceinline__ int kv_end(int q_end) { return min(KV_LEN, q_end); }

@@ -1,0 +1,25 @@
+// Cross attention: S decoder queries q[B, H, S, D] attend, unmasked, to L encoder keys/values
+// k_enc/v_enc[B, H, L, D]; o[B, H, S, D].
+constexpr int BATCH = {{SHAPE_B}};
+constexpr int HEADS = {{SHAPE_H}};
+constexpr int Q_LEN = {{SHAPE_S}};
+constexpr int KV_LEN = {{SHAPE_L}};
+constexpr int HEAD_DIM = {{SHAPE_D}};
+
+struct Operands { const scalar_t* q; const scalar_t* k_enc; const scalar_t* v_enc; scalar_t* o; };
+
+__device__ __forceinline__ const scalar_t* q_row(const Operands& op, int b, int h, int i) {
+  return op.q + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;
+}
+__device__ __forceinline__ scalar_t* o_row(const Operands& op, int b, int h, int i) {
+  return op.o + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;
+}
+__device__ __forceinline__ const scalar_t* k_row(const Operands& op, int b, int h, int j) {
+  return op.k_enc + (((int64_t)b * HEADS + h) * KV_LEN + j) * HEAD_DIM;
+}
+__device__ __forceinline__ const scalar_t* v_row(const Operands& op, int b, int h, int j) {
+  return op.v_enc + (((int64_t)b * HEADS + h) * KV_LEN + j) * HEAD_DIM;
+}
+// No mask; every query needs every key.
+__device__ __forceinline__ bool visible(int i, int j) { return true; }
+__device__ __forceinline__ int kv_end(int q_end) { return KV_LEN; }

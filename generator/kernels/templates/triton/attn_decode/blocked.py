@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per (sequence, head) streams the KV cache in BLOCK_N-key tiles
-through a NUM_STAGES-deep async-copy pipeline, online softmax in fp32."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per (sequence, head) streams the KV cache in BLOCK_N-key tiles through a NUM_STAGES-deep async-copy
+pipeline, online softmax in fp32.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per (sequence, head) walks all cached keys in small BLOCK_N tiles
-with an online softmax (fp32 running max and sum), 4 warps, no pipelining."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per (sequence, head) walks all cached keys in small BLOCK_N tiles with an online softmax (fp32
+running max and sum), 4 warps, no pipelining.
+"""
 import triton
 import triton.language as tl
 

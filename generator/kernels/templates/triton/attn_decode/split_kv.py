@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: flash-decoding: the keys of each (sequence, head) are split SPLITS ways
-across programs (partial outputs + log-sum-exp), then a second kernel merges the splits."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Flash-decoding: the keys of each (sequence, head) are split SPLITS ways across programs (partial outputs + log-
+sum-exp), then a second kernel merges the splits.
+"""
 import triton
 import triton.language as tl
 
@@ -26,8 +29,9 @@ def _finish(acc, m_i, l_i):
 
 
 @triton.jit
-def {{KERNEL_NAME}}_combine_kernel(part_ptr: "*{{TL_SIG}}", lse_ptr: "*fp32", o_ptr: "*{{TL_SIG}}",
-                                   SPLITS: tl.constexpr, HEAD_DIM: tl.constexpr):
+def {{KERNEL_NAME}}_combine_kernel(
+    part_ptr: "*{{TL_SIG}}", lse_ptr: "*fp32", o_ptr: "*{{TL_SIG}}", SPLITS: tl.constexpr, HEAD_DIM: tl.constexpr,
+):
     # Second pass: merge the SPLITS partial outputs of one output row, weighted by their softmax mass.
     row = tl.program_id(0)
     splits = tl.arange(0, SPLITS)
@@ -45,7 +49,8 @@ def _launch(kernel, o, rows, q_rows, q_blocks, *args, **meta):
 
     part = torch.empty((rows * q_rows, SPLITS, HEAD_DIM), device=o.device, dtype=o.dtype)
     part_lse = torch.empty((rows * q_rows, SPLITS), device=o.device, dtype=torch.float32)
-    kernel[(rows, SPLITS, q_blocks)](*args, part, part_lse, BLOCK_N=BLOCK_N, SPLITS=SPLITS, HEAD_DIM=HEAD_DIM,
-                                     num_warps=NUM_WARPS, num_stages=NUM_STAGES, **meta)
-    {{KERNEL_NAME}}_combine_kernel[(rows * q_rows,)](part, part_lse, o, SPLITS=SPLITS, HEAD_DIM=HEAD_DIM,
-                                                     num_warps=NUM_WARPS)
+    grid = (rows, SPLITS, q_blocks)
+    kernel[grid](*args, part, part_lse, BLOCK_N=BLOCK_N, SPLITS=SPLITS, HEAD_DIM=HEAD_DIM, num_warps=NUM_WARPS,
+                 num_stages=NUM_STAGES, **meta)
+    combine = {{KERNEL_NAME}}_combine_kernel
+    combine[(rows * q_rows,)](part, part_lse, o, SPLITS=SPLITS, HEAD_DIM=HEAD_DIM, num_warps=NUM_WARPS)

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: FlashAttention-style tiles of BLOCK_M queries x BLOCK_N keys on
-NUM_WARPS warps, K/V tiles streamed through a NUM_STAGES-deep pipeline, exp2 online softmax."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+FlashAttention-style tiles of BLOCK_M queries x BLOCK_N keys on NUM_WARPS warps, K/V tiles streamed through a
+NUM_STAGES-deep pipeline, exp2 online softmax.
+"""
 import triton
 import triton.language as tl
 

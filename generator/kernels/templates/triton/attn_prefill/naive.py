@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: FlashAttention-style tiles of BLOCK_M queries x BLOCK_N keys with
-tl.dot and an online softmax, 4 warps, no pipelining."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+FlashAttention-style tiles of BLOCK_M queries x BLOCK_N keys with tl.dot and an online softmax, 4 warps, no
+pipelining.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: BLOCK_M output points x BLOCK_N channels per program on NUM_WARPS warps;
-for the dense conv an implicit GEMM with BLOCK_K-wide tl.dot steps and a NUM_STAGES-deep pipeline."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+BLOCK_M output points x BLOCK_N channels per program on NUM_WARPS warps; for the dense conv an implicit GEMM
+with BLOCK_K-wide tl.dot steps and a NUM_STAGES-deep pipeline.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per tile of BLOCK_M output points x 32
-channels, taps and input channels walked in small steps, no pipelining."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program (4 warps) per tile of BLOCK_M output points x 32 channels, taps and input channels walked in small
+steps, no pipelining.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per (row, BLOCK_SIZE-element chunk) over NUM_WARPS warps,
-large contiguous chunks so every warp issues wide coalesced loads."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per (row, BLOCK_SIZE-element chunk) over NUM_WARPS warps, large contiguous chunks so every warp
+issues wide coalesced loads.
+"""
 import triton
 import triton.language as tl
 

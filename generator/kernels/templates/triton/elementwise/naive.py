@@ -1,5 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per (row, BLOCK_SIZE-element chunk), 4 warps,
-plain masked loads and stores."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per (row, BLOCK_SIZE-element chunk), 4 warps, plain masked loads and stores.
+"""
 import triton
 import triton.language as tl
 

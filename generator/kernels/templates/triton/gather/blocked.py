@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per gathered row over NUM_WARPS warps, copied in wide
-BLOCK_C-element chunks (16-byte vector loads and stores)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per gathered row over NUM_WARPS warps, copied in wide BLOCK_C-element chunks (16-byte vector loads
+and stores).
+"""
 import triton
 import triton.language as tl
 

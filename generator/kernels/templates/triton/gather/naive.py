@@ -1,5 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per gathered row, copied in
-BLOCK_SIZE-element chunks."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program (4 warps) per gathered row, copied in BLOCK_SIZE-element chunks.
+"""
 import triton
 import triton.language as tl
 

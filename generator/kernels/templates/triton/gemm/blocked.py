@@ -1,4 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: large output tiles on a 1-D grid, tl.dot on tensor cores, NUM_WARPS warps, no software pipelining."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Large output tiles on a 1-D grid, tl.dot on tensor cores, NUM_WARPS warps, no software pipelining.
+"""
 import triton
 import triton.language as tl
 

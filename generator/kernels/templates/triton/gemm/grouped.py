@@ -1,5 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: pipelined tensor-core tiles launched in GROUP_M-row groups so that
-neighbouring programs reuse B tiles from L2."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Pipelined tensor-core tiles launched in GROUP_M-row groups so that neighbouring programs reuse B tiles from L2.
+"""
 import triton
 import triton.language as tl
 

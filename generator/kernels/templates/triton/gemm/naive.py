@@ -1,5 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one small output tile per program on a 2-D grid,
-tl.dot over the whole K loop, no software pipelining."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One small output tile per program on a 2-D grid, tl.dot over the whole K loop, no software pipelining.
+"""
 import triton
 import triton.language as tl
 

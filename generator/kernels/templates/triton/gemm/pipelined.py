@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: large output tiles, tl.dot on tensor cores, and a NUM_STAGES-deep
-async-copy pipeline over K (shared memory grows with the stages)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Large output tiles, tl.dot on tensor cores, and a NUM_STAGES-deep async-copy pipeline over K (shared memory
+grows with the stages).
+"""
 import triton
 import triton.language as tl
 

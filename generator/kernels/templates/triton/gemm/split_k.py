@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: pipelined tensor-core tiles with K split SPLIT_K ways across programs;
-the partial tiles are summed into C with atomic adds (for skinny M where tiles alone cannot fill the GPU)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Pipelined tensor-core tiles with K split SPLIT_K ways across programs; the partial tiles are summed into C with
+atomic adds (for skinny M where tiles alone cannot fill the GPU).
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: BLOCK_N x BLOCK_K weight tiles per step over NUM_WARPS warps,
-wide coalesced loads of the weight rows (bandwidth-bound on W)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+BLOCK_N x BLOCK_K weight tiles per step over NUM_WARPS warps, wide coalesced loads of the weight rows
+(bandwidth-bound on W).
+"""
 import triton
 import triton.language as tl
 

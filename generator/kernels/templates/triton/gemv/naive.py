@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: each program computes BLOCK_N outputs of one token with 4 warps,
-walking K in BLOCK_K steps (elementwise products, one reduction at the end)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+Each program computes BLOCK_N outputs of one token with 4 warps, walking K in BLOCK_K steps (elementwise
+products, one reduction at the end).
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: the K loop is split SPLIT_K ways across programs so that small N
-still fills the GPU; partial sums are combined with atomic adds."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+The K loop is split SPLIT_K ways across programs so that small N still fills the GPU; partial sums are combined
+with atomic adds.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per row with a BLOCK_N-wide tile (the whole row
-when BLOCK_N >= its length) over NUM_WARPS warps; the second pass hits L2 (evict_last)."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per row with a BLOCK_N-wide tile (the whole row when BLOCK_N >= its length) over NUM_WARPS warps;
+the second pass hits L2 (evict_last).
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,7 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: ROWS_PER_PROG rows per program as one 2-D tile of
-ROWS_PER_PROG x BLOCK_N, NUM_WARPS warps; for many short rows."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+ROWS_PER_PROG rows per program as one 2-D tile of ROWS_PER_PROG x BLOCK_N, NUM_WARPS warps; for many short rows.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per row, the row streamed in
-BLOCK_N-wide chunks: a reduction pass, then a normalize-and-store pass that re-reads it."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program (4 warps) per row, the row streamed in BLOCK_N-wide chunks: a reduction pass, then a normalize-and-
+store pass that re-reads it.
+"""
 import triton
 import triton.language as tl
 

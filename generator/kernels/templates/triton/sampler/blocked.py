@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per row over NUM_WARPS warps with wide BLOCK_V tiles:
-row statistics, threshold search, then a Gumbel-max draw over the kept tokens."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per row over NUM_WARPS warps with wide BLOCK_V tiles: row statistics, threshold search, then a
+Gumbel-max draw over the kept tokens.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per row walks the vocabulary in
-BLOCK_V-wide tiles: row statistics, threshold search, then a Gumbel-max draw over the kept tokens."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program (4 warps) per row walks the vocabulary in BLOCK_V-wide tiles: row statistics, threshold search, then
+a Gumbel-max draw over the kept tokens.
+"""
 import triton
 import triton.language as tl
 

@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: the draw over each row is split SPLITS ways across programs
-(each finds the winner of its slice), then a second kernel picks the row's winner."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+The draw over each row is split SPLITS ways across programs (each finds the winner of its slice), then a second
+kernel picks the row's winner.
+"""
 import triton
 import triton.language as tl
 
@@ -53,8 +56,9 @@ def _emit(tokens_ptr, score_ptr, row, split, SPLITS: tl.constexpr, score, token)
 
 
 @triton.jit
-def {{KERNEL_NAME}}_pick_kernel(part_tokens_ptr: "*i64", part_score_ptr: "*fp32", tokens_ptr: "*i64",
-                                SPLITS: tl.constexpr):
+def {{KERNEL_NAME}}_pick_kernel(
+    part_tokens_ptr: "*i64", part_score_ptr: "*fp32", tokens_ptr: "*i64", SPLITS: tl.constexpr,
+):
     # Second pass: the row's token is the winner with the largest perturbed score over the splits.
     row = tl.program_id(0)
     splits = tl.arange(0, SPLITS)

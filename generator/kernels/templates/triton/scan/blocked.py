@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program per (batch, BLOCK_D channels) over NUM_WARPS warps runs
-the recurrence step by step with the fp32 state in registers; wider channel blocks per load."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program per (batch, BLOCK_D channels) over NUM_WARPS warps runs the recurrence step by step with the fp32
+state in registers; wider channel blocks per load.
+"""
 import triton
 import triton.language as tl
 

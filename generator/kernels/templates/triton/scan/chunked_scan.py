@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: CHUNK time steps are loaded as tiles and scanned in parallel
-(tl.associative_scan of the linear recurrence), the state carried between chunks."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+CHUNK time steps are loaded as tiles and scanned in parallel (tl.associative_scan of the linear recurrence), the
+state carried between chunks.
+"""
 import triton
 import triton.language as tl
 

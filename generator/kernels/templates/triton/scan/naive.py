@@ -1,5 +1,8 @@
-"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}: one program (4 warps) per (batch, BLOCK_D channels) runs
-the recurrence step by step with the fp32 state in registers."""
+"""{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
+
+One program (4 warps) per (batch, BLOCK_D channels) runs the recurrence step by step with the fp32 state in
+registers.
+"""
 import triton
 import triton.language as tl
 

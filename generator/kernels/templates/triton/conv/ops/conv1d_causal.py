@@ -7,7 +7,8 @@ def {{KERNEL_NAME}}_kernel(
     seq_len: tl.int32, channels: tl.int32,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, WIDTH: tl.constexpr,
 ):
-    # Depthwise causal conv, channels last: y[b, t, d] = silu(bias[d] + sum_w weight[d, w] * x[b, t - WIDTH + 1 + w, d]).
+    # Depthwise causal conv, channels last:
+    #   y[b, t, d] = silu(bias[d] + sum_w weight[d, w] * x[b, t - WIDTH + 1 + w, d]).
     # Grid axis 0 walks (batch, time tile); positions before t = 0 read as zero.
     tiles_t = tl.cdiv(seq_len, BLOCK_M)
     batch = tl.program_id(0) // tiles_t

@@ -316,8 +316,9 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
         if compilers.nvcc_path() is None:
             skipped["cuda"] = "nvcc not found"
         else:
-            expect_ok = [c.expected.status != "compile_error" or c.expected.tool == "runtime" for c in cuda]
-            outs = compilers.compile_cuda([c.source for c in cuda], expect_ok=expect_ok, jobs=jobs)
+            modes = ["ok" if c.expected.status != "compile_error" or c.expected.tool == "runtime" else
+                     "frontend" if c.expected.tool == "nvcc" else "alone" for c in cuda]
+            outs = compilers.compile_cuda([c.source for c in cuda], modes=modes, jobs=jobs)
             verdicts += [judge(c, o) for c, o in zip(cuda, outs)]
     if triton:
         why = compilers.triton_unavailable()

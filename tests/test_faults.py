@@ -123,7 +123,8 @@ def test_cuda_predictions_match_real_nvcc():
         for i, kind in enumerate(TEXT_KINDS["cuda"]):
             if kind not in WRONG_RESULT_KINDS:
                 cases.append(inject(src, kind, _rng(i)))
-    outs = compilers.compile_cuda([c[0] for c in cases], expect_ok=[c[1] is None for c in cases], jobs=2)
+    modes = ["ok" if c[1] is None else "frontend" if c[1].tool == "nvcc" else "alone" for c in cases]
+    outs = compilers.compile_cuda([c[0] for c in cases], modes=modes, jobs=2)
     for (src, exp), out in zip(cases, outs):
         if exp is None:
             assert out.status == "ok", out.output
@@ -157,7 +158,7 @@ def test_wrong_template_arg_at_launches_and_calls_matches_nvcc():
         edited, exp = inject(src, "wrong_template_arg", _rng(i))
         cases.setdefault(exp.message, (edited, exp))
     assert any('"warp_sum"' in m for m in cases) and any('"rmsnorm_naive"' in m for m in cases)
-    outs = compilers.compile_cuda([c[0] for c in cases.values()], jobs=2)
+    outs = compilers.compile_cuda([c[0] for c in cases.values()], modes=["frontend"] * len(cases), jobs=2)
     for (edited, exp), out in zip(cases.values(), outs):
         assert out.first == exp.message, out.output
         assert exp.context.splitlines()[0] in out.output, out.output

@@ -85,11 +85,12 @@ def _run_nvcc(nvcc: str, path: Path, arch: str, timeout: float) -> Outcome:
     return _nvcc_outcome(proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - start)
 
 
-def batch_unit(sources: list[Source]) -> str:
-    """One TU holding every source in its own namespace (their file-scope names would clash otherwise)."""
+def batch_unit(sources: list[Source]) -> tuple[str, list[int]]:
+    """One TU holding every source in its own namespace (their file-scope names would clash otherwise), and
+    for each source the offset to add to its line numbers to get the batch file's."""
     includes: dict[str, None] = {}
-    bodies = []
-    for i, src in enumerate(sources):
+    bodies, defines = [], []
+    for src in sources:
         lines, defined = [], []
         for line in src.text.split("\n"):
             if re.match(r"\s*#\s*include\b", line):
@@ -100,50 +101,89 @@ def batch_unit(sources: list[Source]) -> str:
             if d:
                 defined.append(d.group(1))
             lines.append(line)
-        undefs = "".join(f"#undef {name}\n" for name in dict.fromkeys(defined))
-        bodies.append(f"namespace ks_{i} {{\n" + "\n".join(lines) + f"\n}}  // namespace ks_{i}\n{undefs}")
-    return "\n".join(includes) + "\n" + "\n".join(bodies)
+        bodies.append(lines)
+        defines.append(dict.fromkeys(defined))
+    out = list(includes)
+    offsets = []
+    for i, (lines, defined) in enumerate(zip(bodies, defines)):
+        out.append(f"namespace ks_{i} {{")
+        offsets.append(len(out))
+        out += lines
+        out.append(f"}}  // namespace ks_{i}")
+        out += [f"#undef {name}" for name in defined]
+    return "\n".join(out) + "\n", offsets
 
 
-def _cuda_batch(nvcc: str, sources: list[Source], workdir: Path, tag: str) -> list[Outcome]:
-    """Compile a batch in one TU; on failure compile each member alone for its own diagnostics."""
+_NAMESPACE = re.compile(r"\bks_[0-9]+::")
+_BATCH_ERROR = re.compile(r"^batch\.cu\((\d+)\): (error: .*)$", re.M)
+
+
+def _split_frontend_errors(output: str, sources: list[Source], offsets: list[int]) -> list[Outcome | None]:
+    """Each source's first front-end error in a batch's output, renamed to its own file and line."""
+    found: list[Outcome | None] = [None] * len(sources)
+    ends = offsets[1:] + [10 ** 9]
+    for m in _BATCH_ERROR.finditer(output):
+        line = int(m.group(1))
+        i = next((k for k, (a, b) in enumerate(zip(offsets, ends)) if a < line <= b - 1), None)
+        if i is not None and found[i] is None:
+            local = line - offsets[i]
+            first = f"{sources[i].filename}({local}): {_NAMESPACE.sub('', m.group(2))}"
+            found[i] = Outcome("compile_error", "nvcc", first, output)
+    return found
+
+
+def _cuda_batch(nvcc: str, sources: list[Source], workdir: Path, tag: str, mode: str) -> list[Outcome]:
+    """Compile a batch in one TU. `ok` batches that fail, and `frontend` sources whose error cannot be found
+    in the batch output, are compiled alone so every source gets its own diagnostics."""
+    results: list[Outcome | None] = [None] * len(sources)
     if len(sources) > 1:
         batch_dir = workdir / f"batch_{tag}"
         batch_dir.mkdir()
         path = batch_dir / "batch.cu"
-        path.write_text(batch_unit(sources), encoding="utf-8")
+        text, offsets = batch_unit(sources)
+        path.write_text(text, encoding="utf-8")
         outcome = _run_nvcc(nvcc, path, sources[0].compile_arch, BATCH_TIMEOUT_S)
+        share = outcome.seconds / len(sources)
         if outcome.status == "ok":
-            share = outcome.seconds / len(sources)
             return [Outcome("ok", "", "", "", seconds=share) for _ in sources]
-    results = []
+        if mode == "frontend" and outcome.tool == "nvcc" and "catastrophic" not in outcome.output:
+            results = [r and Outcome(r.status, r.tool, r.first, r.output, seconds=share)
+                       for r in _split_frontend_errors(outcome.output, sources, offsets)]
     for i, src in enumerate(sources):
-        one = workdir / f"one_{tag}_{i}"
-        one.mkdir()
-        path = one / src.filename
-        path.write_text(src.text, encoding="utf-8")
-        results.append(_run_nvcc(nvcc, path, src.compile_arch, SINGLE_TIMEOUT_S))
-    return results
+        if results[i] is None:
+            one = workdir / f"one_{tag}_{i}"
+            one.mkdir()
+            path = one / src.filename
+            path.write_text(src.text, encoding="utf-8")
+            results[i] = _run_nvcc(nvcc, path, src.compile_arch, SINGLE_TIMEOUT_S)
+    return results  # type: ignore[return-value]
 
 
-def compile_cuda(sources: list[Source], *, expect_ok: list[bool] | None = None, jobs: int = 2,
+MODES = ("ok", "frontend", "alone")
+
+
+def compile_cuda(sources: list[Source], *, modes: list[str] | None = None, jobs: int = 2,
                  batch_size: int = 12) -> list[Outcome]:
-    """Compile each source for its `compile_arch`; sources marked expect_ok are batched, the rest go alone."""
+    """Compile each source for its `compile_arch`. modes[i]: "ok" (expected to compile: batched), "frontend"
+    (an nvcc front-end error is expected: batched, errors split per source), "alone" (ptxas errors and
+    anything else: one TU each, since ptxas names PTX lines and stops the batch)."""
     nvcc = nvcc_path()
     if nvcc is None:
         raise RuntimeError("nvcc not found (looked on PATH, /usr/local/cuda/bin, /usr/local/bin)")
-    expect_ok = expect_ok if expect_ok is not None else [False] * len(sources)
-    groups: dict[tuple[str, bool], list[int]] = {}
-    for i, (src, ok) in enumerate(zip(sources, expect_ok)):
-        groups.setdefault((src.compile_arch, ok), []).append(i)
+    modes = modes if modes is not None else ["alone"] * len(sources)
+    if set(modes) - set(MODES):
+        raise ValueError(f"unknown compile mode(s) {sorted(set(modes) - set(MODES))}; known: {MODES}")
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (src, mode) in enumerate(zip(sources, modes)):
+        groups.setdefault((src.compile_arch, mode), []).append(i)
     chunks = []
-    for (_arch, ok), idx in sorted(groups.items()):
-        size = batch_size if ok else 1
-        chunks += [idx[k:k + size] for k in range(0, len(idx), size)]
+    for (_arch, mode), idx in sorted(groups.items()):
+        size = 1 if mode == "alone" else batch_size
+        chunks += [(mode, idx[k:k + size]) for k in range(0, len(idx), size)]
     results: list[Outcome | None] = [None] * len(sources)
     with tempfile.TemporaryDirectory(prefix="ks_nvcc_") as tmp, cf.ThreadPoolExecutor(max(1, jobs)) as pool:
-        futures = {pool.submit(_cuda_batch, nvcc, [sources[i] for i in chunk], Path(tmp), str(n)): chunk
-                   for n, chunk in enumerate(chunks)}
+        futures = {pool.submit(_cuda_batch, nvcc, [sources[i] for i in chunk], Path(tmp), str(n), mode): chunk
+                   for n, (mode, chunk) in enumerate(chunks)}
         for fut in cf.as_completed(futures):
             for i, outcome in zip(futures[fut], fut.result()):
                 results[i] = outcome

@@ -571,8 +571,11 @@ def _wrong_stride(source: Source, rng):
     for m in found:
         # another multiplier already seen in the same function is in scope there: the realistic mix-up
         start = _function_start(code, m.start(), source.lang)
-        seen = {o.group(1) for o in found if start <= o.start() < m.start()} | \
-               set(re.findall(r"\b(stride_\w+)\b", code[start:m.start()]))
+        # names visible everywhere in the function: its parameters and file-scope constants
+        visible = set(re.findall(r"\b[A-Za-z_]\w*\b", code[start:code.find("{" if source.lang == "cuda" else ":", start)]))
+        visible |= set(_constants(source.text)) if source.lang == "cuda" else set()
+        seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
+               set(re.findall(r"\b(stride_\w+)\b", code[start:m.start()])) & visible
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
         sites.append((m, others))
@@ -706,7 +709,9 @@ def _triton_fp8_unsupported(source: Source, rng):
     code = code_view(source.text, "triton")
     sites = []
     for _name, start, end in _triton_kernels(source):
-        sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\(tl\.(float16|bfloat16|float32)\)",
+        if re.search(r'"\*[iu]\d+"', source.text[start:end]):
+            continue    # integer data: a cast to fp8 fails as "cannot cast int8[...]", another error
+        sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\(tl\.(float16|bfloat16)\)",
                                                  code[:end]) if m.start() > start]
     def_pos, m = _pick(sites, "triton_fp8_unsupported", source, rng)
     new = f"{m.group(1)}.to(tl.float8e4nv)"

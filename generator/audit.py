@@ -196,9 +196,13 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
 
 
 def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candidate | None:
+    from generator.variants import launch_limits
+
     want_fail = kind in ("dyn_smem_over_cap", "triton_out_of_resources")
-    params = _legal_params(v, task, gpu, rng, want_fail=want_fail) if kind != "arch_unsupported" \
-        else v.default_params()
+    params = v.default_params()
+    # faults are made in default-parameter renders (typical, and quick to compile); "ok" samples the space
+    if kind == "ok" or want_fail or (kind != "arch_unsupported" and launch_limits(v, params, gpu, task.dtype, task)):
+        params = _legal_params(v, task, gpu, rng, want_fail=want_fail)
     if params is None:
         return None
     try:

@@ -709,10 +709,9 @@ def _triton_fp8_unsupported(source: Source, rng):
     code = code_view(source.text, "triton")
     sites = []
     for _name, start, end in _triton_kernels(source):
-        if re.search(r'"\*[iu]\d+"', source.text[start:end]):
-            continue    # integer data: a cast to fp8 fails as "cannot cast int8[...]", another error
-        sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\(tl\.(float16|bfloat16)\)",
-                                                 code[:end]) if m.start() > start]
+        # a float result cast down for storing (integer data cast to fp8 fails with another message)
+        sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\((?:tl\.(?:float16|bfloat16)|"
+                                                 r"\w+\.dtype(?:\.element_ty)?)\)", code[:end]) if m.start() > start]
     def_pos, m = _pick(sites, "triton_fp8_unsupported", source, rng)
     new = f"{m.group(1)}.to(tl.float8e4nv)"
     text = source.text[:m.start()] + new + source.text[m.end():]

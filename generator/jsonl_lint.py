@@ -9,7 +9,7 @@ no stray CR and no non-standard token. Only lines that differ go through the slo
 from __future__ import annotations
 
 import json
-from typing import BinaryIO, Iterator, NamedTuple
+from typing import NamedTuple
 
 import orjson
 
@@ -39,11 +39,6 @@ class LineProblem(NamedTuple):
 
 
 NONE: tuple[LineProblem, ...] = ()
-
-
-def iter_lines(stream: BinaryIO) -> Iterator[bytes]:
-    """Each line with its terminator; only the last may lack b"\\n". CR never splits a line here."""
-    return iter(stream.readline, b"")
 
 
 def parse(line: bytes) -> tuple[dict | None, tuple[LineProblem, ...] | list[LineProblem]]:

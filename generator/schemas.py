@@ -27,7 +27,6 @@ except ImportError:  # optional accelerator
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 NAMES = ("session", "episode", "task", "stats")
-JSONL_SCHEMAS = ("session", "episode", "task")  # one row per line; `stats` is a single JSON document
 ID_FIELDS = {"session": "session_id", "episode": "episode_id", "task": "task_id"}
 
 

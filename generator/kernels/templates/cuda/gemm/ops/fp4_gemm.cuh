@@ -6,6 +6,7 @@ typedef half c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 4;
 inline constexpr int B_BITS = 4;
+inline constexpr int SCALE_BLOCK_K = 0;       // block scales are operands of the mma itself
 constexpr int GROUPS = 1;
 constexpr int SCALE_VEC = 16;
 

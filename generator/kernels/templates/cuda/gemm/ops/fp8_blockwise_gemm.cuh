@@ -9,6 +9,7 @@ inline constexpr int A_BITS = 8;
 inline constexpr int B_BITS = 8;
 constexpr int GROUPS = 1;
 constexpr int SCALE_BLOCK = 128;
+inline constexpr int SCALE_BLOCK_K = SCALE_BLOCK;   // partial products are promoted per 128 of K
 
 struct Operands { const a_t* a; const b_t* b; const float* a_scale; const float* b_scale; c_t* c; };
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; int k_blocks; };
@@ -24,6 +25,10 @@ __device__ __forceinline__ float load_b(const Operands& op, const Group& g, int 
 }
 __device__ __forceinline__ void store_c(const Operands& op, const Group& g, int m, int n, int N, float acc) {
   g.c[(int64_t)m * N + n] = __float2half_rn(acc);
+}
+// Scale of the partial product of row m, column n over the 128-deep K block holding k.
+__device__ __forceinline__ float k_block_scale(const Operands& op, const Group& g, int m, int n, int k) {
+  return op.a_scale[(int64_t)m * g.k_blocks + k / SCALE_BLOCK] * op.b_scale[(int64_t)(n / SCALE_BLOCK) * g.k_blocks + k / SCALE_BLOCK];
 }
 
 // Tensor cores: m16n8k32 e4m3 into a scratch accumulator, promoted with this step's scales (sm_89+).

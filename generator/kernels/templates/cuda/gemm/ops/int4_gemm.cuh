@@ -6,13 +6,14 @@ typedef half c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 16;
 inline constexpr int B_BITS = 4;
+inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = 1;
 constexpr int GROUP_SIZE = {{SHAPE_G}};
 
-struct Operands { const a_t* a; const b_t* b_packed; const half* scales; c_t* c; };
+struct Operands { const a_t* a; const b_t* b; const half* scales; c_t* c; };   // b: b_packed
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; int groups_per_row; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
-  return {op.a, op.b_packed, op.c, M, K / GROUP_SIZE};
+  return {op.a, op.b, op.c, M, K / GROUP_SIZE};
 }
 
 __device__ __forceinline__ float load_a(const Operands& op, const Group& g, int m, int k, int K) {

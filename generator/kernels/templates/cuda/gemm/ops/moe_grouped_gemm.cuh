@@ -9,6 +9,7 @@ typedef a_t c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 16;
 inline constexpr int B_BITS = 8 * sizeof(b_t);
+inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = {{SHAPE_E}};
 
 struct Operands { const a_t* a; const b_t* b; const int* expert_offsets; c_t* c; };

@@ -129,8 +129,8 @@ def print_plan(plan: list[hub.PlanEntry]) -> None:
     for e in plan:
         print(f"{e.state:9} {e.size:>14,} {e.sha256 or '-':64} {e.path}")
     counts = {s: sum(e.state == s for e in plan) for s in ("new", "changed", "unchanged", "delete", "unknown")}
-    sending = sum(e.size for e in plan if e.state in ("new", "changed"))
-    print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; {sending / 1e6:,.1f} MB to send")
+    sending = sum(e.size for e in plan if e.state in ("new", "changed", "unknown"))
+    print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; up to {sending / 1e6:,.1f} MB to send")
 
 
 def token_from_env() -> str | None:

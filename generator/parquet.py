@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import orjson
+import pyarrow.parquet as pq
 from datasets import Dataset, Features
 
 PARQUET_DIR = "data"
@@ -39,7 +40,9 @@ def write_parquet_shards(sources: list[Path], out_root: Path, config: str, split
         sizes = [len(line) for line in lines]
         target = out_dir / f"{split}-{i:05d}-of-{len(sources):05d}.parquet"
         tmp = target.with_name(target.name + ".tmp")
-        Dataset.from_list(rows, features=features).to_parquet(str(tmp), batch_size=group_rows(sizes))
+        # the table carries the features in its schema metadata, so readers get Json columns back as dicts
+        table = Dataset.from_list(rows, features=features).data.table
+        pq.write_table(table, tmp, row_group_size=group_rows(sizes))
         os.replace(tmp, target)
         written.append(target)
     return written

@@ -15,9 +15,8 @@ from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 from test_builders import generate
 
 import upload
-from generator import hub
+from generator import hub, parquet
 from generator.card import builder_class
-from generator.parquet import MAX_GROUP_BYTES, MAX_GROUP_ROWS
 
 TOKEN = "hf_kernelstrainTESTtoken0123456789"
 LFS_THRESHOLD = 4096   # the fake stores bigger files as LFS (sha256), smaller ones as git blobs (blob id)
@@ -155,7 +154,18 @@ def test_staged_folder_loads_every_config(folder, tmp_path, fmt):
             meta = pq.ParquetFile(shard).metadata
             for g in range(meta.num_row_groups):
                 group = meta.row_group(g)
-                assert group.num_rows <= MAX_GROUP_ROWS and group.total_byte_size <= MAX_GROUP_BYTES
+                assert group.num_rows <= parquet.MAX_GROUP_ROWS and group.total_byte_size <= parquet.MAX_GROUP_BYTES
+
+
+def test_parquet_row_groups_follow_the_byte_budget(folder, tmp_path, monkeypatch):
+    shards = sorted((folder / "batches").glob("*.jsonl"))
+    lines = [line for f in shards for line in f.read_bytes().splitlines()]
+    monkeypatch.setattr(parquet, "MAX_GROUP_BYTES", 3 * min(len(line) for line in lines))  # <= 3 rows a group
+    builder = builder_class(folder.name)
+    written = parquet.write_parquet_shards(shards, tmp_path, "main", "train", builder.FEATURES)
+    groups = [pq.ParquetFile(f).metadata.row_group(g).num_rows
+              for f in written for g in range(pq.ParquetFile(f).metadata.num_row_groups)]
+    assert len(groups) >= len(lines) // 3 and max(groups) <= 3 and sum(groups) == len(lines)
 
 
 def test_invalid_folder_is_refused_before_staging(folder, tmp_path, capsys):

@@ -208,17 +208,15 @@ def _format(dataset: str, module) -> str:
     )
 
 
-COMPACT_AFTER = 6   # a dict with more scalar entries (e.g. per-op counts) fits in one cell
-
-
 def _flatten(stats: dict, prefix: str = "") -> list[tuple[str, object]]:
+    """One table row per statistic; a dict of plain values (a summary, per-op counts) is one row."""
     out = []
     for key, value in stats.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and len(value) > COMPACT_AFTER and not any(isinstance(v, dict) for v in value.values()):
-            out.append((name, " · ".join(f"{k} {_cell(v)}" for k, v in value.items())))
-        elif isinstance(value, dict):
+        if isinstance(value, dict) and any(isinstance(v, dict) for v in value.values()):
             out += _flatten(value, f"{name}.")
+        elif isinstance(value, dict):
+            out.append((name, " · ".join(f"{k} {_cell(v)}" for k, v in value.items())))
         else:
             out.append((name, value))
     return out

@@ -49,7 +49,8 @@ def test_card_prose_reports_stats_and_loading():
     text = render_card("kernelinfer", STATS)
     front, body = text.split("---\n", 2)[1:]
     assert yaml.safe_load(front)["size_categories"] == ["1K<n<10K"]
-    for needle in ("| sessions | 1,899 |", "| best_speedup.geomean | 9.1 |", "| step_statuses.ok | 151,800 |",
+    for needle in ("| sessions | 1,899 |", "| best_speedup | mean 13.4 · geomean 9.1 |",
+                   "| step_statuses | ok 151,800 · compile_error 22,400 |",
                    'load_dataset("ORG/kernelinfer", "holdout", split="test")', "streaming=True",
                    "KernelInfer(config_name=\"sessions\", seed=0, num_sessions=100, num_holdout=10)", "apply_chat_template",
                    "## Provenance", "## Hardware targets", "`sm_90a`", "## Scope"):
@@ -58,5 +59,6 @@ def test_card_prose_reports_stats_and_loading():
     assert "| `shape` | json (dict) |" in body
     many = {f"op{i}": i for i in range(10)}
     assert "| ops | op0 0 · op1 1 · " in render_card("kernelinfer", {"ops": many})
+    assert "| a.b | c 1 |" in render_card("kernelinfer", {"a": {"b": {"c": 1}}})
     swarm = render_card("kernelswarm", {"episodes": 30})
     assert "agent_view" in swarm and "| episodes | 30 |" in swarm

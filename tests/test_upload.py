@@ -108,8 +108,12 @@ class FakeApi:
                 del self.remote.files[op.path_in_repo]
                 deleted.append(op.path_in_repo)
         n = len(self.remote.commits)
-        self.remote.commits.append({"message": commit_message, "added": added, "deleted": deleted})
-        return CommitInfo(f"https://huggingface.co/datasets/{repo_id}/commit/{n:040x}")
+        self.remote.commits.append({"message": commit_message, "added": added, "deleted": deleted,
+                                    "revision": revision, "create_pr": create_pr})
+        url = f"https://huggingface.co/datasets/{repo_id}/commit/{n:040x}"
+        if create_pr:
+            return CommitInfo(url, f"https://huggingface.co/datasets/{repo_id}/discussions/1", "refs/pr/1")
+        return CommitInfo(url)
 
 
 @pytest.fixture(scope="module", params=["kernelinfer", "kernelswarm"])
@@ -211,6 +215,17 @@ def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch)
     rest = remote.sent()[len(first):]
     assert not set(first) & set(rest)                            # nothing sent twice
     assert sorted(first + rest) == sorted(staged_files(stage))
+
+
+def test_create_pr_puts_later_commits_on_the_pr(folder, monkeypatch, capsys):
+    monkeypatch.setattr(hub, "MAX_FILES_PER_COMMIT", 3)
+    remote = FakeHub()
+    assert run(folder, remote, "--create-pr", "--commit-message", "data v1") == 0
+    first, *rest = remote.commits
+    assert first["create_pr"] and first["revision"] is None and rest
+    assert all(c["revision"] == "refs/pr/1" and not c["create_pr"] for c in rest)
+    assert first["message"] == f"data v1 (1/{len(remote.commits)})"
+    assert "discussions/1" in capsys.readouterr().out
 
 
 def test_dry_run_plan_and_stale_files(folder, capsys):

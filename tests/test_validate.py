@@ -273,3 +273,13 @@ def test_deep_nesting_is_a_finding_not_a_crash(tmp_path):
     deep.write_bytes(b'{"a":' + b"[" * 300 + b"]" * 300 + b'}\n{"a":' + b"[" * 5000 + b"\n")
     assert findings_of(deep) == [("deep.jsonl", 2, "not_json")]
 
+
+
+@pytest.mark.parametrize("dataset, count_flag", [("kernelinfer", "--sessions"), ("kernelswarm", "--episodes")])
+def test_generated_folder_has_zero_findings(tmp_path, dataset, count_flag):
+    """The writers' own output, through the real CLI: every file, the card, stats and cross-file rules."""
+    out = tmp_path / dataset
+    assert main([dataset, "--out", str(out), count_flag, "12", "--holdout", "4"]) == 0
+    report = validate_paths([out])
+    assert report.ok, "\n".join(map(str, report.findings[:20]))
+    assert report.files >= 4 and report.lines == 12 + 4

@@ -21,7 +21,7 @@ import orjson
 
 from generator import hub
 from generator.card import builder_class, builder_module, render_card
-from generator.features import HOLDOUT_CONFIG, HOLDOUT_FILE
+from generator.features import HOLDOUT_FILE
 from generator.parquet import PARQUET_DIR, write_parquet_shards
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"

@@ -18,12 +18,13 @@ from datasets.builder import Key
 from datasets.data_files import DataFilesDict
 from datasets.utils.file_utils import xopen
 
+from generator.dataset_cli import HOLDOUT_FILE, SHARD_SIZE  # the writer's layout, read back here
+from generator.io import SHARD_DIR
+
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"
-SHARD_SIZE = 100
 HOLDOUT_CONFIG = "holdout"
-HOLDOUT_FILE = "tasks_holdout.jsonl"
-MAIN_PATTERN = "batches/*.jsonl"
+MAIN_PATTERN = f"{SHARD_DIR}/*.jsonl"
 
 # The task as every row states it; `shape` keys vary per op, hence Json.
 TASK_FIELDS = {

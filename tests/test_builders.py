@@ -139,12 +139,22 @@ def test_every_config_loads_with_builder_features(folder, tmp_path):
         assert [r["shape"] for r in rows_of(loaded)] == [r["shape"] for r in raw]
 
 
-def test_streaming_shards_follow_batches(folder):
+def test_streaming_shards_follow_batches(folder, tmp_path):
+    """One batch file is one streaming shard; rows read across several files equal the single-file rows."""
     dataset, path = folder
     builder = builder_class(dataset)
-    main = builder.DEFAULT_CONFIG_NAME
-    it = builder(config_name=main, data_dir=str(path)).as_streaming_dataset(split="train")
-    assert it.num_shards == len(list((path / "batches").glob("*.jsonl"))) >= 1
+    split_copy = tmp_path / dataset
+    shutil.copytree(path, split_copy)
+    lines = (split_copy / "batches" / "batch_000.jsonl").read_bytes().splitlines(keepends=True)
+    (split_copy / "batches" / "batch_000.jsonl").unlink()
+    for i in range(3):
+        (split_copy / "batches" / f"batch_{i:03d}.jsonl").write_bytes(b"".join(lines[i::3]))
+    it = builder(config_name=builder.DEFAULT_CONFIG_NAME, data_dir=str(split_copy)).as_streaming_dataset(split="train")
+    assert it.num_shards == 3
+    streamed = datasets.load_dataset(str(split_copy), split="train", streaming=True)
+    assert streamed.num_shards == 3
+    expected = [orjson.loads(line)["shape"] for i in range(3) for line in lines[i::3]]
+    assert [r["shape"] for r in it] == [r["shape"] for r in streamed] == expected
 
 
 def test_builder_on_the_fly_equals_files(folder, tmp_path):

@@ -302,11 +302,17 @@ _v("attn_decode", "cuda", 6, "wgmma_tma", {"BLOCK_N": (64, 128, 32), "NUM_STAGES
 _v("attn_decode", "triton", 0, "naive", {"BLOCK_N": (16, 32)}, mem=0.35, comp=0.4, threads=lambda p: 128,
    smem=lambda p, e, d: 0)
 _TDEC = {"BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 2, 8), "NUM_STAGES": (2, 1, 3, 4)}
+def _triton_kv_stages(p, e, d):
+    """Triton stages K/V tiles in shared memory only for tl.dot (several queries per KV head: GQA groups, MLA,
+    tree attention); one query per head reduces in registers, and real kernels then use 1-2 KB."""
+    return max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d) if d["Q"] > 1 else 2048
+
+
 _v("attn_decode", "triton", 1, "blocked", _TDEC, tc=True, mem=0.86, comp=0.55, threads=_warps,
-   smem=lambda p, e, d: max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d),
+   smem=_triton_kv_stages,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
 _v("attn_decode", "triton", 2, "split_kv", {**_TDEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.88, comp=0.55,
-   threads=_warps, smem=lambda p, e, d: max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d),
+   threads=_warps, smem=_triton_kv_stages,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
 
 

@@ -68,3 +68,9 @@ def run(args, workdir: Path) -> None:
         print(row("CLI end to end throughput", full_mb / full.wall_s, "MB/s"))
         print(row(f"peak RSS, {args.ki_full} sessions", full.peak_rss_mb, "MB"))
         print(row("peak RSS ratio full / small", full.peak_rss_mb / small[0].peak_rss_mb, "x", "target <= 1.5"))
+        stats = orjson.loads((workdir / "full" / "stats.json").read_bytes())
+        fractions = stats["step_status_fractions"]
+        print(f"  calibration: {stats['total_steps']:,} steps, {stats['steps_per_session']['mean']} steps/session "
+              f"(94.6), {stats['hours_per_session']['mean']} h (2.18), speedup {stats['best_speedup']['mean']}x "
+              f"(13.4), ok/compile/wrong {fractions['ok']:.3f}/{fractions['compile_error']:.3f}/"
+              f"{fractions['wrong_result']:.3f} (0.845/0.125/0.029)")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # Median think/edit seconds per kind of step (lognormal around these, sigma THINK_SIGMA).
-THINK_S = {"new_variant": 240.0, "tune": 45.0, "fix": 65.0, "revert": 25.0}
+THINK_S = {"new_variant": 220.0, "tune": 41.0, "fix": 59.0, "revert": 25.0}
 THINK_SIGMA = 0.55
 # Compile seconds: fixed front-end/JIT cost plus a cost per source line (nvcc runs cicc + ptxas per target).
 COMPILE_BASE_S = {"cuda": 6.0, "triton": 2.0}

@@ -193,13 +193,13 @@ def _declarations(code: str) -> list[tuple[str, str, int]]:
     out = []
     for m in _DECL.finditer(code):
         typ, name = m.group(1), m.group(2)
-        if typ in _C_KEYWORDS or name in _C_KEYWORDS or typ == "return":
+        if typ in _C_KEYWORDS or name in _C_KEYWORDS:
             continue
         out.append((typ, name, m.start(2)))
     return out
 
 
-def _undefined_identifier(source: Source, rng) -> Expected | tuple:
+def _undefined_identifier(source: Source, rng) -> tuple[str, Expected]:
     code = code_view(source.text, "cuda")
     taken = _identifiers(source.text)
     sites = []
@@ -310,8 +310,14 @@ def _wrong_template_arg(source: Source, rng):
     code = code_view(source.text, "cuda")
     templates = _function_templates(code)
     sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
-    sites += [(m, False) for m in _CALL.finditer(code) if m.group(1) in templates and m.group(1) not in _CASTS
-              and _split_args(m.group(2))]
+    # a call whose arguments depend on a template parameter is checked only when (if ever) it is instantiated
+    tparams = {p for m in re.finditer(r"template\s*<([^{};]*?)>", code) for p in
+               re.findall(r"(?:int|typename|class|bool|unsigned|size_t)\s+([A-Za-z_]\w*)", m.group(1))}
+    for m in _CALL.finditer(code):
+        if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
+            call_end = code.find(";", m.end())
+            if not tparams & set(re.findall(r"\b[A-Za-z_]\w*\b", code[m.start(2):call_end])):
+                sites.append((m, False))
     m, launch = _pick(sites, "wrong_template_arg", source, rng)
     args = _split_args(source.text[m.start(2):m.end(2)])
     choice = int(rng.integers(3)) if launch else 2

@@ -7,6 +7,9 @@
 {{TUNED_CONSTANTS}}
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
+// Rows so wide that a thread would hold more packs than this (a 128K vocabulary) keep them in local memory
+// anyway; unrolling such loops fully would only cost compile time.
+constexpr int MAX_UNROLLED_ITEMS = 16;
 constexpr int WARPS = NUM_THREADS / 32;
 
 template <typename T, int N>
@@ -71,6 +74,7 @@ __device__ void norm_rows(const Op& op)
 {
     constexpr int SLICE = (Op::COLS + CLUSTER_SIZE - 1) / CLUSTER_SIZE;
     constexpr int ITEMS = (SLICE + NUM_THREADS * VEC - 1) / (NUM_THREADS * VEC);
+    constexpr int UNROLL = ITEMS <= MAX_UNROLLED_ITEMS ? ITEMS : 1;
     __shared__ float2 warp_stats[WARPS];
     __shared__ float2 block_stat;
     const unsigned rank = cluster_rank();
@@ -82,7 +86,7 @@ __device__ void norm_rows(const Op& op)
 
     float v[ITEMS][VEC];
     float2 s = op.init();
-#pragma unroll
+#pragma unroll UNROLL
     for (int it = 0; it < ITEMS; ++it) {
         const int col = begin + (it * NUM_THREADS + threadIdx.x) * VEC;
         if (col < end) {
@@ -106,7 +110,7 @@ __device__ void norm_rows(const Op& op)
 
     const float2 stat = op.finalize(total);
     if (rank == 0 && threadIdx.x == 0) op.store_row(row, stat);
-#pragma unroll
+#pragma unroll UNROLL
     for (int it = 0; it < ITEMS; ++it) {
         const int col = begin + (it * NUM_THREADS + threadIdx.x) * VEC;
         if (col < end) op.store(row, col, v[it], stat);

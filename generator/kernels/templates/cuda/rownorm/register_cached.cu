@@ -7,6 +7,9 @@
 {{TUNED_CONSTANTS}}
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
+// Rows so wide that a thread would hold more packs than this (a 128K vocabulary) keep them in local memory
+// anyway; unrolling such loops fully would only cost compile time.
+constexpr int MAX_UNROLLED_ITEMS = 16;
 constexpr int GROUP_THREADS = NUM_THREADS / ROWS_PER_BLOCK;
 constexpr int GROUP_WARPS = GROUP_THREADS / 32;
 
@@ -48,6 +51,7 @@ template <class Op>
 __device__ void norm_rows(const Op& op)
 {
     constexpr int ITEMS = (Op::COLS + GROUP_THREADS * VEC - 1) / (GROUP_THREADS * VEC);
+    constexpr int UNROLL = ITEMS <= MAX_UNROLLED_ITEMS ? ITEMS : 1;
     __shared__ float2 warp_stats[ROWS_PER_BLOCK][GROUP_WARPS];
     __shared__ float2 row_stats[ROWS_PER_BLOCK];
     const int group = threadIdx.x / GROUP_THREADS;
@@ -59,7 +63,7 @@ __device__ void norm_rows(const Op& op)
 
     float v[ITEMS][VEC];
     float2 s = op.init();
-#pragma unroll
+#pragma unroll UNROLL
     for (int it = 0; it < ITEMS; ++it) {
         const int col = (it * GROUP_THREADS + gtid) * VEC;
         if (active && col < op.cols) {
@@ -81,7 +85,7 @@ __device__ void norm_rows(const Op& op)
 
     const float2 stat = row_stats[group];
     if (gtid == 0) op.store_row(row, stat);
-#pragma unroll
+#pragma unroll UNROLL
     for (int it = 0; it < ITEMS; ++it) {
         const int col = (it * GROUP_THREADS + gtid) * VEC;
         if (col < op.cols) op.store(row, col, v[it], stat);

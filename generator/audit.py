@@ -80,6 +80,7 @@ class Verdict:
     exact_text: bool
     why: str
     seconds: float
+    real_shared: int | None     # Triton: shared memory the compiled kernel needs (calibrates smem models)
 
 
 def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
@@ -112,7 +113,7 @@ def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
         else:   # ptxas / runtime: PTX lines and byte counts are not source positions, the kind is the check
             exact = _strip_ptx_where(out.first) == _strip_ptx_where(exp.message)
     return Verdict(c.id, c.meta, exp.status, exp.kind, exp.message, out.status, out.tool, real_kind, out.first,
-                   agree, exact, why, round(out.seconds, 3))
+                   agree, exact, why, round(out.seconds, 3), out.shared)
 
 
 def _strip_ptx_where(line: str) -> str:

@@ -11,6 +11,7 @@ predicted to fail": they agree when the source compiles.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -126,10 +127,11 @@ def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
     from generator.variants import launch_limits
 
     combos = variant.all_params()
-    if want_fail:   # the smallest over-the-limit choice: the realistic mistake, and the boundary the model must get right
-        failing = [(variant.smem_bytes(p, task.dtype, task), i) for i, p in enumerate(combos)
+    if want_fail:   # over the limit with the smallest tiles (compile time grows with tile size), then least smem
+        failing = [(math.prod(v for k, v in p.items() if k.startswith("BLOCK")), variant.smem_bytes(p, task.dtype, task), i)
+                   for i, p in enumerate(combos)
                    if (r := launch_limits(variant, p, gpu, task.dtype, task)) and ("shared memory" in r or "invalid argument" in r)]
-        return combos[min(failing)[1]] if failing else None
+        return combos[min(failing)[2]] if failing else None
     for i in rng.permutation(len(combos)):
         p = combos[int(i)]
         if launch_limits(variant, p, gpu, task.dtype, task) is None:

@@ -1,4 +1,4 @@
-"""The compute-bound CUDA templates (gemm, gemv, attn_prefill, conv) against the catalog and real nvcc.
+"""The compute-bound CUDA templates (gemm, gemv, attn_prefill) against the catalog and real nvcc.
 
 Rendering covers every op x variant x dtype x GPU where the variant is legal. Compiling covers every variant
 of every class once (ops, dtypes and GPUs rotate), plus the dtype-specific tensor-core paths (int8, fp8,
@@ -8,6 +8,7 @@ variants rendered for a GPU without the feature must fail in ptxas, as the real 
 from __future__ import annotations
 
 import difflib
+import re
 
 import pytest
 
@@ -18,7 +19,7 @@ from generator.ops import OPS
 from generator.tasks import Task
 from generator.variants import legal_on, variant, variants_for
 
-CLASSES = ("gemm", "gemv", "attn_prefill", "conv")
+CLASSES = ("gemm", "gemv", "attn_prefill")   # conv has its own owner and tests
 COMPUTE_OPS = tuple(name for name, op in OPS.items() if op.kernel_class in CLASSES and "cuda" in op.impls)
 needs_nvcc = pytest.mark.skipif(nvcc_path() is None, reason="nvcc not found: CUDA template compile checks skipped")
 
@@ -41,13 +42,13 @@ def test_every_legal_combination_renders_a_complete_unit():
                 src = render(_task(op, gpu, dtype), v, {})
                 where = f"{op}/{v.tag}/{dtype}/{gpu}"
                 assert "{{" not in src.text, where
-                assert f"__global__ void __launch_bounds__" in src.text or "__global__ void" in src.text, where
+                assert re.search(rf"__global__ void (__launch_bounds__\([^)]*\) )?{op}_{v.tag}\(", src.text), where
                 assert f"void launch_{op}_{v.tag}(" in src.text, where
                 assert 2_000 <= len(src.text) <= 24_000, f"{where}: {len(src.text)} bytes"
                 if v.tag in ("wgmma_tma", "persistent"):
                     assert "wgmma.mma_async" in src.text and "cp.async.bulk.tensor" in src.text, where
                 count += 1
-    assert count > 400
+    assert count > 350
 
 
 @pytest.mark.parametrize("op,v", CASES, ids=[f"{op}-{v.tag}" for op, v in CASES])

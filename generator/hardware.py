@@ -102,6 +102,9 @@ _GA102_SOURCES = {
     "max_blocks_per_sm": _AMPERE_TUNING, "smem_static_max": _STATIC_SMEM, "cp_async": _FEAT_CP_ASYNC,
 }
 
+_FEAT_CLUSTERS_120 = ("https://github.com/Dao-AILab/quack/issues/91 (cluster + DSMEM test on an RTX 5090); "
+                      "https://github.com/0xSero/blackwell-gpu-wiki/issues/1 (Programming Guide feature table)")
+
 GPUS: dict[str, GPU] = {
     "h100": _gpu(
         name="h100", display="H100 SXM5 80GB", dram_gbps=3350.0, **_SM90_COMMON,
@@ -151,12 +154,15 @@ GPUS: dict[str, GPU] = {
         fp32_tflops=104.8, fp16_cuda_tflops=104.8,
         smem_static_max=48 * KB, smem_dyn_max=101_376, smem_per_sm=100 * KB,
         regs_per_sm=65_536, max_threads_per_sm=1536, max_blocks_per_sm=32,
-        # No wgmma on sm_120 (mma.sync only); TMA yes; clusters not verified in the corpus, so not claimed.
-        features={"cp_async", "tma", "fp8_mma", "fp4_mma"},
+        # No wgmma on sm_120 (mma.sync only); TMA yes; clusters yes (the Programming Guide's feature table lists
+        # clusters and DSMEM for 12.x, a __cluster_dims__ kernel ran on an RTX 5090, and ptxas accepts cluster
+        # PTX for sm_120 here); TMA multicast and CTA-pair MMA, which sit on top of clusters, are absent.
+        features={"cp_async", "tma", "fp8_mma", "fp4_mma", "clusters"},
         sources={"sms": _RTX5090_SPEC, "dram_gbps": _RTX5090_SPEC, "l2_mb": _RTX5090_SPEC,
                  "tc_tflops": _RTX5090_WP, "fp32_tflops": _RTX5090_WP, "clock_ghz": _RTX5090_SPEC,
                  "smem_dyn_max": _CUTLASS_ARCH, "smem_static_max": _STATIC_SMEM, "wgmma": _FEAT_WGMMA_120,
-                 "tma": _FEAT_TMA_120, "fp4_mma": _FEAT_FP4, "cp_async": _FEAT_CP_ASYNC},
+                 "tma": _FEAT_TMA_120, "fp4_mma": _FEAT_FP4, "cp_async": _FEAT_CP_ASYNC,
+                 "clusters": _FEAT_CLUSTERS_120},
     ),
 }
 

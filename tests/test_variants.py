@@ -77,7 +77,8 @@ def test_gating_examples():
     assert legal_on(mma, "rtx_5090", "fp4") and not legal_on(mma, "h100", "fp4") and not legal_on(mma, "a100", "fp8")
     deq = variant("gemm", "dequant_mma", "cuda")
     assert legal_on(deq, "a100", "fp8") and not legal_on(deq, "a100", "fp16")
-    assert not legal_on(variant("rownorm", "cluster_reduce", "cuda"), "rtx_5090", "fp16")
+    assert legal_on(variant("rownorm", "cluster_reduce", "cuda"), "rtx_5090", "fp16")      # clusters on sm_120
+    assert not legal_on(variant("rownorm", "cluster_reduce", "cuda"), "a100", "fp16")
 
 
 def test_resources_depend_on_params_dtype_and_shape():

@@ -18,7 +18,6 @@ import numpy as np
 
 from generator import clock, feedback
 from generator.hardware import FEATURES, GPUS
-from generator.ops import OPS
 from generator.variants import launch_limits
 from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig, workbench
 
@@ -51,13 +50,13 @@ def session_id(task) -> str:
 
 @lru_cache(maxsize=256)
 def task_fields(task) -> dict:
-    """The task as a row states it: the workbench's fields, with the signature for the task's own dtype."""
-    return {**workbench(task).fields, "signature": OPS[task.op].signature(task.impl, task.dtype)}
+    """The task as a row states it (a copy: rows must not share mutable parts)."""
+    return {**workbench(task).fields, "shape": dict(task.shape)}
 
 
 def holdout_row(task) -> dict:
     """A `tasks_holdout.jsonl` row: the task without a solution."""
-    return {"task_id": session_id(task), **task_fields(task), "shape": dict(task.shape)}
+    return {"task_id": session_id(task), **task_fields(task)}
 
 
 def _gpu_limits(gpu, dtype: str) -> str:

@@ -37,7 +37,7 @@ def task_fields(task) -> dict:
     """The task as a row states it (sessions, episodes and holdout rows share these fields)."""
     op, gpu = OPS[task.op], GPUS[task.gpu]
     return {"op": task.op, "impl": task.impl, "gpu": task.gpu, "arch": gpu.arch, "dtype": task.dtype,
-            "shape": dict(task.shape), "signature": op.signature(task.impl), "desc": op.desc,
+            "shape": dict(task.shape), "signature": op.signature(task.impl, task.dtype), "desc": op.desc,
             "baseline_ms": sig(perf.baseline_ms(task)), "roofline_ms": sig(perf.roofline_ms(task))}
 
 

@@ -73,11 +73,23 @@ _SPEEDUP_RTOL = 2e-3     # speedup and times are rounded to a few significant di
 
 
 def _header(content: str) -> tuple[int, str] | None:
-    m = _HEADER.fullmatch(content.split("\n", 1)[0])
+    end = content.find("\n")
+    m = _HEADER.fullmatch(content, 0, len(content) if end < 0 else end)
     if not m:
         return None
     h, mm, ss, status = m.groups()
     return int(h) * 3600 + int(mm) * 60 + int(ss), status
+
+
+_LAST_HEADERS: list = [None, None]   # (messages list, its parsed headers): two checks read the same headers
+
+
+def _headers(row) -> list[tuple[int, str] | None]:
+    """The parsed RESULT line of every feedback turn, computed once per row."""
+    messages = row["messages"]
+    if _LAST_HEADERS[0] is not messages:
+        _LAST_HEADERS[:] = [messages, [_header(m["content"]) for m in messages[3::2]]]
+    return _LAST_HEADERS[1]
 
 
 @check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")
@@ -101,8 +113,9 @@ def _message_roles(row):
 
 @check(KI, "feedback_header", "each feedback turn starts with '[t+H:MM:SS] RESULT <status>' matching the trace")
 def _feedback_header(row):
+    headers = _headers(row)
     for i, entry in enumerate(row["trace"]):
-        parsed = _header(row["messages"][3 + 2 * i]["content"])
+        parsed = headers[i] if i < len(headers) else None
         if parsed is None:
             return f"step {entry['step']}: feedback first line is not '[t+H:MM:SS] RESULT <status>'"
         if parsed[1] != entry["status"]:
@@ -111,8 +124,7 @@ def _feedback_header(row):
 
 @check(KI, "timestamps", "feedback timestamps strictly increase; the last equals elapsed_s and elapsed_hms")
 def _timestamps(row):
-    stamps = [_header(row["messages"][3 + 2 * i]["content"]) for i in range(row["num_steps"])]
-    secs = [s[0] for s in stamps if s]
+    secs = [s[0] for s in _headers(row) if s]
     if any(b <= a for a, b in zip(secs, secs[1:])):
         return "timestamps do not strictly increase"
     if not secs or secs[-1] != row["elapsed_s"]:

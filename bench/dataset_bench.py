@@ -1,0 +1,62 @@
+"""The generation bench both datasets run: MB/s per process, the ratio to re-serializing the very same rows
+with orjson (the practical limit of a Python writer), the `--num-proc 2` speed-up with a byte-identity check,
+and peak RSS at a small and at the full default scale (flat memory keeps the two within 1.5x)."""
+from __future__ import annotations
+
+import cProfile
+import functools
+import pstats
+import time
+from pathlib import Path
+
+import orjson
+
+from common import row, run_cli
+from generator.dataset_cli import SHARD_SIZE, DatasetSpec
+from generator.io import shard_name, write_shard
+
+
+def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tuple[float, float, int]:
+    """Seconds to simulate+serialize+write n rows, seconds to re-serialize+write the same rows, bytes."""
+    rows_fn = functools.partial(spec.rows_for_shard, 0, n, spec.default_holdout)
+    shards = range(-(-n // SHARD_SIZE))
+    spec.holdout_rows(0, n, spec.default_holdout)        # the task split is setup, not generation
+    prof = cProfile.Profile() if profile else None
+    t = time.perf_counter()
+    if prof:
+        prof.enable()
+    size = sum(write_shard(workdir / "gen", i, rows_fn, None)[0] for i in shards)
+    if prof:
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+    gen_s = time.perf_counter() - t
+    rows = {i: [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
+            for i in shards}
+    t = time.perf_counter()
+    for i in shards:
+        write_shard(workdir / "again", i, rows.__getitem__, None)
+    return gen_s, time.perf_counter() - t, size
+
+
+def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: int, profile: bool) -> None:
+    unit = spec.count_flag
+    gen_s, ser_s, size = _generation(spec, gen, workdir, profile)
+    mb = size / 1e6
+    print(row(f"generation, 1 process ({gen} {unit}, {mb:.0f} MB)", mb / gen_s, "MB/s", "target >= 50"))
+    print(row("orjson re-serialize + write of the same rows", mb / ser_s, "MB/s"))
+    print(row("generation time / re-serialize time", gen_s / ser_s, "x", "target <= 3"))
+    runs = [run_cli(spec.name, "--out", str(workdir / f"p{p}"), f"--{unit}", str(small), "--num-proc", str(p))
+            for p in (1, 2)]
+    same = all((workdir / "p1" / f).read_bytes() == (workdir / "p2" / f).read_bytes()
+               for f in (spec.merged_name, "stats.json", "README.md", "tasks_holdout.jsonl"))
+    print(row(f"CLI end to end, {small} {unit}, --num-proc 1", runs[0].wall_s, "s"))
+    print(row(f"CLI end to end, {small} {unit}, --num-proc 2", runs[1].wall_s, "s"))
+    print(row("speed-up from --num-proc 2", runs[0].wall_s / runs[1].wall_s, "x", f"(bytes identical: {same})"))
+    print(row(f"peak RSS, {small} {unit}", runs[0].peak_rss_mb, "MB"))
+    if full:
+        big = run_cli(spec.name, "--out", str(workdir / "full"), f"--{unit}", str(full))
+        full_mb = (workdir / "full" / spec.merged_name).stat().st_size / 1e6
+        print(row(f"CLI end to end, {full} {unit} ({full_mb:.0f} MB)", big.wall_s, "s"))
+        print(row("CLI end to end throughput", full_mb / big.wall_s, "MB/s"))
+        print(row(f"peak RSS, {full} {unit}", big.peak_rss_mb, "MB"))
+        print(row("peak RSS ratio full / small", big.peak_rss_mb / runs[0].peak_rss_mb, "x", "target <= 1.5"))

@@ -78,7 +78,7 @@ class _Episode:
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
         self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), self._skill()) for i in range(1, n + 1)]
-        self.budget = int(np.clip(round(18 + 6.2 * n + self.rng.normal(0, 6)), 20, 220))
+        self.budget = int(np.clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220))
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -341,6 +341,12 @@ def _pipeline(ep: _Episode) -> None:
         if not ep.room(10):
             break
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
+    while ep.best is not None and ep.room(6):           # the ladder is done: the tuners polish the winner
+        ep.merge()
+        for tuner in tuners:
+            ep.tune_around(tuner, ep.best.tag, ep.best.params)
+        ep.close_round()
+        ep.statuses(tuners)
     ep.merge()
     ep.verdict()
 

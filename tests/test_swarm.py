@@ -1,0 +1,110 @@
+"""kernelswarm episodes: rewards, QA invariants (which must catch broken rows), determinism, ids, scale."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import orjson
+import pytest
+
+import generator.qa_swarm  # noqa: F401  (registers the checks)
+from generator import qa, rewards
+from generator.swarm import SCENARIOS, simulate_episode
+from generator.swarm_plan import SWARM_IMPLS, episode, plan
+from generator.seeding import rng_for
+
+SEED, EPISODES, HOLDOUT = 3, 120, 20
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [episode(SEED, EPISODES, HOLDOUT, i) for i in range(0, EPISODES, 3)]
+
+
+def _failed(rows_):
+    report = qa.run_checks("kernelswarm", rows_, "test", id_field="episode_id")
+    return {c["name"] for c in report["checks"] if not c["passed"]}
+
+
+def test_reward_formula_matches_the_seed_card():
+    assert rewards.result_reward("ok", 0.5, 1.0) == 1.0                  # log2(2) = 1, capped at 1
+    assert rewards.result_reward("ok", 0.25, 1.0) == 1.0                 # log2(4) = 2 -> 1
+    assert rewards.result_reward("ok", 0.8, 1.0) == round(math.log2(1 / 0.8), 6)
+    assert rewards.result_reward("ok", 1.0, 1.0) == -0.05                # no improvement
+    assert rewards.result_reward("compile_error", None, 1.0) == -0.1
+    assert rewards.result_reward("wrong_result", None, 1.0) == -0.3
+    assert rewards.result_reward("unsupported_arch", None, 1.0) == -0.05
+    assert rewards.verdict_reward(16.0) == 1.0
+
+
+def test_generated_episodes_pass_every_check(rows):
+    assert _failed(rows) == set()
+    scenarios = {r["scenario"] for r in rows}
+    assert scenarios == set(SCENARIOS)
+    for r in rows:
+        lo, hi = SCENARIOS[r["scenario"]]
+        assert lo <= r["n_agents"] <= hi
+        assert r["impl"] == SWARM_IMPLS[r["op"]]
+
+
+@pytest.mark.parametrize("breakage, check", [
+    (lambda r: r["messages"][_first(r, "result")].update(reward=0.5), "rewards"),
+    (lambda r: r["agents"][1].update(tries=r["agents"][1]["tries"] + 1), "agent_tallies"),
+    (lambda r: r.update(num_messages=r["num_messages"] + 1), "message_count"),
+    (lambda r: r["messages"][-1].update(t=r["messages"][-2]["t"] - 1.0), "clock"),
+    (lambda r: r.update(speedup=r["speedup"] * 1.1), "best_and_speedup"),
+    (lambda r: r["messages"][_first(r, "plan")].update(role="worker", agent="a01"), "kind_roles"),
+    (lambda r: r["messages"][_first(r, "merge")].update(time_ms=r["baseline_ms"]), "merges"),
+])
+def test_checks_catch_broken_episodes(rows, breakage, check):
+    row = copy.deepcopy(next(r for r in rows if any(m["kind"] == "merge" for m in r["messages"])))
+    breakage(row)
+    assert check in _failed([row])
+
+
+def _first(row, kind):
+    return next(i for i, m in enumerate(row["messages"]) if m["kind"] == kind)
+
+
+def test_leaderboards_are_sorted_and_checked(rows):
+    row = copy.deepcopy(next(r for r in rows if any(m["kind"] == "leaderboard" and m["content"].count("\n") >= 2
+                                                    for m in r["messages"])))
+    i = next(i for i, m in enumerate(row["messages"]) if m["kind"] == "leaderboard" and m["content"].count("\n") >= 2)
+    head, *lines = row["messages"][i]["content"].split("\n")
+    row["messages"][i]["content"] = "\n".join([head, *reversed(lines)])
+    assert "leaderboards" in _failed([row])
+
+
+def test_episode_is_a_pure_function_of_seed_and_index():
+    a = orjson.dumps(episode(SEED, EPISODES, HOLDOUT, 7))
+    b = orjson.dumps(episode(SEED, EPISODES, HOLDOUT, 7))
+    c = orjson.dumps(episode(SEED + 1, EPISODES, HOLDOUT, 7))
+    assert a == b and a != c
+
+
+def test_plan_keeps_holdout_groups_out_of_training():
+    p = plan(SEED, EPISODES, HOLDOUT)
+    held = {(t.op, t.gpu, t.shape) for t in p.holdout}
+    assert len(p.holdout) == HOLDOUT
+    assert not held & {(t.op, t.gpu, t.shape) for t, _ in p.episodes}
+    assert len(set(p.episodes)) == EPISODES                 # each (task, scenario) at most once
+
+
+def test_ids_have_the_seed_form_and_are_unique(rows):
+    ids = [r["episode_id"] for r in rows]
+    assert len(set(ids)) == len(ids)
+    for r in rows:
+        assert r["episode_id"].startswith(f"{r['op']}_{r['gpu']}_")
+        assert f"_{r['scenario']}_{r['num_messages']}" in r["episode_id"]
+
+
+def test_scale_matches_the_seed_card():
+    """Means over a sample: ~71 messages and ~8.6 agents per episode (the card's figures)."""
+    p = plan(0, 2400, 100)
+    idx = range(0, 2400, 12)
+    sample = [simulate_episode(*p.episodes[i], rng_for(0, "kernelswarm", i)) for i in idx]
+    assert abs(np.mean([r["num_messages"] for r in sample]) - 71) <= 6
+    assert abs(np.mean([r["n_agents"] for r in sample]) - 8.6) <= 1.0
+    hours = [r["elapsed_s"] / 3600 for r in sample]
+    assert 1.0 <= min(hours) and max(hours) <= 5.0

@@ -326,6 +326,12 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
             modes = ["ok" if c.expected.status != "compile_error" or c.expected.tool == "runtime" else
                      "frontend" if c.expected.tool == "nvcc" else "alone" for c in cuda]
             outs = compilers.compile_cuda([c.source for c in cuda], modes=modes, jobs=jobs)
+            # a batch can mislead (one source's broken braces spill into the next): confirm alone
+            again = [i for i, (c, o) in enumerate(zip(cuda, outs)) if modes[i] != "alone" and not judge(c, o).agree]
+            if again:
+                alone = compilers.compile_cuda([cuda[i].source for i in again], modes=["alone"] * len(again), jobs=jobs)
+                for i, o in zip(again, alone):
+                    outs[i] = o
             verdicts += [judge(c, o) for c, o in zip(cuda, outs)]
     if triton:
         why = compilers.triton_unavailable()

@@ -173,10 +173,39 @@ def _typo(name: str, rng, taken: set[str]) -> str | None:
     return options[int(rng.integers(len(options)))] if options else None
 
 
-def _pick(sites: list, kind: str, source: Source, rng):
+def _pick(sites: list, kind: str, source: Source, rng, pos=None):
+    """One site at random; with `pos` (site -> offset), only sites in code the compiler instantiates."""
+    if pos is not None and source.lang == "cuda":
+        dead = _dead_ranges(source.text)
+        sites = [s for s in sites if not any(a <= pos(s) < b for a, b in dead)]
     if not sites:
         raise NoFaultSite(f"{source.filename}: no site for fault kind {kind!r} in this {source.lang} source")
     return sites[int(rng.integers(len(sites)))]
+
+
+_FUNC_DEF = re.compile(r"(template\s*<[^{};]*?>\s*)?(?:[\w:*&<>,]+\s+)*?([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
+_NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
+
+
+@lru_cache(maxsize=64)
+def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
+    """Bodies of function templates nothing compiled instantiates. nvcc does not even diagnose them, so a
+    fault there is no fault: reachable = non-template functions, then templates named from reachable code."""
+    code = code_view(text, "cuda")
+    defs = []
+    for m in _FUNC_DEF.finditer(code):
+        if m.group(2) not in _NOT_FUNCS:
+            defs.append((m.group(2), bool(m.group(1)), m.end(), _block_end(code, m.end())))
+    called = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
+    live = [d for d in defs if not d[1]]
+    reached = {d[0] for d in live}
+    while live:
+        _name, _tmpl, start, end = live.pop()
+        for m in called.finditer(code, start, end):
+            if m.group(1) not in reached:
+                reached.add(m.group(1))
+                live += [d for d in defs if d[0] == m.group(1) and d[1]]
+    return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)
 
 
 # ---- CUDA compile faults ---------------------------------------------------------------------------------
@@ -210,7 +239,7 @@ def _undefined_identifier(source: Source, rng) -> tuple[str, Expected]:
         # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
         sites += [(name, m.start()) for m in _uses(code, name, pos + len(name), end)
                   if not code[m.end():m.end() + 3].lstrip().startswith("<")]
-    name, pos = _pick(sites, "undefined_identifier", source, rng)
+    name, pos = _pick(sites, "undefined_identifier", source, rng, lambda s: s[1])
     typo = _typo(name, rng, taken) or name + "_"
     text = source.text[:pos] + typo + source.text[pos + len(name):]
     return text, _nvcc(source, "undefined_identifier", pos, text, f'identifier "{typo}" is undefined')
@@ -240,7 +269,7 @@ def _missing_semicolon(source: Source, rng):
         if not re.match(r"[A-Za-z_}]", nxt) or re.match(r"(else|while)\b", nxt):
             continue
         sites.append((i, j))
-    i, j = _pick(sites, "missing_semicolon", source, rng)
+    i, j = _pick(sites, "missing_semicolon", source, rng, lambda s: offsets[s[0]])
     semi = offsets[i] + lines[i].rindex(";")
     text = source.text[:semi] + source.text[semi + 1:]
     tok = offsets[j] - 1 + (len(lines[j]) - len(lines[j].lstrip()))
@@ -265,7 +294,7 @@ def _type_mismatch(source: Source, rng):
         lit_type = next((t for t, pat in _LITERAL_TYPES if re.fullmatch(pat, m.group(4))), None)
         if lit_type and not code[:m.start()].rstrip().endswith(("const", "constexpr", "static", "(")):
             sites.append((m, lit_type))
-    m, lit_type = _pick(sites, "type_mismatch", source, rng)
+    m, lit_type = _pick(sites, "type_mismatch", source, rng, lambda s: s[0].start())
     new_type = _VECTOR_TYPES[int(rng.integers(len(_VECTOR_TYPES)))]
     text = source.text[:m.start(1)] + new_type + source.text[m.end(1):]
     delta = len(new_type) - len(m.group(1))
@@ -318,7 +347,7 @@ def _wrong_template_arg(source: Source, rng):
             call_end = code.find(";", m.end())
             if not tparams & set(re.findall(r"\b[A-Za-z_]\w*\b", code[m.start(2):call_end])):
                 sites.append((m, False))
-    m, launch = _pick(sites, "wrong_template_arg", source, rng)
+    m, launch = _pick(sites, "wrong_template_arg", source, rng, lambda s: s[0].start())
     args = _split_args(source.text[m.start(2):m.end(2)])
     choice = int(rng.integers(3)) if launch else 2
     if choice == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
@@ -409,7 +438,7 @@ def _static_smem_overflow(source: Source, rng):
         kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
         if size and kernel and len(_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
             sites.append((m, size, kernel))
-    m, size, kernel = _pick(sites, "static_smem_overflow", source, rng)
+    m, size, kernel = _pick(sites, "static_smem_overflow", source, rng, lambda s: s[0].start())
     limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
     target = limit + 1024 * int(rng.choice([4, 16, 32, 64]))
     dims = re.findall(r"\[([^\]]+)\]", m.group(3))
@@ -543,7 +572,7 @@ def _wrong(kind: str) -> Expected:
 
 def _missing_syncthreads(source: Source, rng):
     sites = [m for m in re.finditer(r"^[ \t]*__syncthreads\(\);[ \t]*\n", source.text, re.M)]
-    m = _pick(sites, "missing_syncthreads", source, rng)
+    m = _pick(sites, "missing_syncthreads", source, rng, lambda s: s.start())
     return source.text[:m.start()] + source.text[m.end():], _wrong("missing_syncthreads")
 
 
@@ -561,7 +590,7 @@ def _off_by_one_mask(source: Source, rng):
         for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
             sites += [m.start() + c.start(1) for c in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", m.group(0))
                       if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
-    pos = _pick(sites, "off_by_one_mask", source, rng)
+    pos = _pick(sites, "off_by_one_mask", source, rng, lambda s: s)
     return source.text[:pos] + "<=" + source.text[pos + 1:], _wrong("off_by_one_mask")
 
 
@@ -585,7 +614,7 @@ def _wrong_stride(source: Source, rng):
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
         sites.append((m, others))
-    m, others = _pick(sites, "wrong_stride", source, rng)
+    m, others = _pick(sites, "wrong_stride", source, rng, lambda s: s[0].start())
     new = others[int(rng.integers(len(others)))] if others else f"({m.group(1)} + 1)"
     return source.text[:m.start(1)] + new + source.text[m.end(1):], _wrong("wrong_stride")
 
@@ -622,7 +651,7 @@ def _dropped_scale(source: Source, rng):
         if not _TYPE_BEFORE.search(code[:m.start()]) and not re.search(r"[\w)\]]\s*$", code[:m.start()]) \
                 and code[m.start() - 1:m.start()] not in "*/":
             sites.append((m.start(), m.end()))
-    start, end = _pick(sites, "dropped_scale", source, rng)
+    start, end = _pick(sites, "dropped_scale", source, rng, lambda s: s[0])
     return source.text[:start] + source.text[end:], _wrong("dropped_scale")
 
 
@@ -642,7 +671,7 @@ def _racy_reduction(source: Source, rng):
             sites.append((m.start(), i, args))
     if source.lang == "cuda":
         sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0x[fF]{8}[uU]?|FULL_MASK)\b", code)]
-    start, end, args = _pick(sites, "racy_reduction", source, rng)
+    start, end, args = _pick(sites, "racy_reduction", source, rng, lambda s: s[0])
     if args is None:
         new = "0x0000ffff"                       # half the warp leaves the exchange: lanes read stale values
     elif source.lang == "cuda":

@@ -256,8 +256,9 @@ def _missing_semicolon(source: Source, rng):
     for i, ln in enumerate(lines):
         s = ln.strip()
         if (not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
-                or re.search(r"\b(return|break|continue)\s*;$", s) or "{" in s):
-            continue
+                or re.search(r"\b(return|break|continue)\s*;$", s) or "{" in s
+                or ("=" not in s and (_DECL.match(s) or "__shared__" in s or s.endswith("];")))):
+            continue    # not a plain statement; a bare declaration would run on into the next line
         j = i + 1
         while j < len(lines) and not lines[j].strip():
             if raw_lines[j].strip().startswith("#"):

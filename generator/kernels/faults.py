@@ -253,9 +253,12 @@ def _missing_semicolon(source: Source, rng):
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)
     sites = []
+    depth = 0
     for i, ln in enumerate(lines):
         s = ln.strip()
-        if (not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
+        at_file_scope = depth == 0
+        depth += ln.count("{") - ln.count("}")
+        if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
                 or re.search(r"\b(return|break|continue)\s*;$", s) or "{" in s
                 or ("=" not in s and (_DECL.match(s) or "__shared__" in s or s.endswith("];")))):
             continue    # not a plain statement; a bare declaration would run on into the next line

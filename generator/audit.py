@@ -155,7 +155,7 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
     strata: dict[str, list[tuple]] = {}
     for (op, impl, gpu_name), task in sorted(tasks.items()):
         gpu = GPUS[gpu_name]
-        for v in variants_for(op, impl):
+        for v in variants_for(op, impl, task.dtype):
             if not (TEMPLATE_ROOT / impl / v.kernel_class / f"{v.tag}{EXTENSIONS[impl][0]}").is_file():
                 MISSING_TEMPLATES.add(f"{impl}/{v.kernel_class}/{v.tag}")
                 continue

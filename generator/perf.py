@@ -63,7 +63,7 @@ def _ctx(task) -> _Ctx:
     tc_rate = tc_peak_tflops(gpu, op.compute_dtype(task.dtype)) * 1e12
     cc_rate = gpu.fp32_tflops * 1e12
     peak = tc_rate if op.kernel_class in TC_CLASSES else cc_rate
-    return _Ctx(gpu, op.kernel_class, op.dims(shape), ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
+    return _Ctx(gpu, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
                 tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak))
 
 
@@ -83,7 +83,7 @@ def achieved(task, time_ms: float) -> dict:
 def baseline_ms(task) -> float:
     """The naive variant (level 0) of the task's impl at its default params."""
     from .variants import variants_for
-    naive = variants_for(task.op, task.impl)[0]
+    naive = variants_for(task.op, task.impl, task.dtype)[0]
     return time_ms(task, naive, naive.default_params())
 
 

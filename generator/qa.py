@@ -198,7 +198,7 @@ def _arch(row):
 @lru_cache(maxsize=None)
 def _requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
     from generator.variants import variants_for
-    for v in variants_for(op, impl):
+    for v in variants_for(op, impl, dtype):
         if v.tag == tag:
             return frozenset(v.requires_for(dtype))
     raise ValueError(f"unknown variant tag {tag!r} for {op}/{impl}")

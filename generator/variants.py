@@ -165,9 +165,18 @@ class Variant:
 
 
 def _dims(variant: Variant, task) -> dict:
+    """The op's sizes the resource model reads, plus CC, the target's compute capability (90 by default)."""
     if task is None:
-        return DEFAULT_DIMS[variant.kernel_class]
-    return OPS[task.op].dims(task.shape_dict())
+        return {"CC": 90, **DEFAULT_DIMS[variant.kernel_class]}
+    return {"CC": GPUS[task.gpu].cc, **OPS[task.op].dims(task.shape_dict())}
+
+
+def _triton_stages(p, d, *, wgmma_path: bool = True) -> int:
+    """Stages Triton keeps in shared memory: all of them where it pipelines into wgmma (cc 9.x), one fewer where
+    it pipelines with cp.async into mma.sync (cc 8.x, 12.x, and dequantizing kernels everywhere); measured with
+    triton.compile(...).metadata.shared on 16-byte-aligned arguments, as a real launch passes them."""
+    stages = p.get("NUM_STAGES", 1)
+    return stages if wgmma_path and 90 <= d["CC"] < 100 else max(1, stages - 1)
 
 
 _ALL: list[Variant] = []
@@ -229,15 +238,21 @@ _v("gemm", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.86, r
 _v("gemm", "cuda", 5, "split_k", {**_PIPE, "SPLIT_K": (4, 2, 8, 16)}, tc=True, mem=0.9, comp=0.84,
    requires=("cp_async",), smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
    regs=lambda p, e, d: _acc_regs(p, _warps(p)))
-_v("gemm", "cuda", 6, "wgmma_tma", _WG, tc=True, mem=0.93, comp=0.84, requires=("wgmma", "tma"),
+_NO_FP4 = ("fp16", "bf16", "int8", "fp8", "int4")   # no fp4 wgmma exists: fp4 mma is sm_120a's mma.sync
+_v("gemm", "cuda", 6, "wgmma_tma", _WG, tc=True, mem=0.93, comp=0.84, requires=("wgmma", "tma"), dtypes=_NO_FP4,
    smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_wg_threads,
    regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 _v("gemm", "cuda", 7, "persistent", {**_WG, "CLUSTER_M": (2, 1)}, tc=True, mem=0.95, comp=0.87,
-   requires=("wgmma", "tma", "clusters"),
+   requires=("wgmma", "tma", "clusters"), dtypes=_NO_FP4,
    smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e) + p["BLOCK_M"] * p["BLOCK_N"] * 2, threads=_wg_threads,
    regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 _TG = {"BLOCK_M": (128, 64, 256), "BLOCK_N": (128, 64, 256), "BLOCK_K": (32, 64, 128), "NUM_WARPS": (4, 8)}
-_tsmem = lambda p, e, d: p.get("NUM_STAGES", 1) * _ab_tiles(p, max(e, 1.0))  # noqa: E731 (int4 unpacked in smem)
+def _tsmem(p, e, d):
+    """Triton GEMM tiles: int4 weights are dequantized from bytes next to fp16 activations (mma.sync path)."""
+    if e < 1:
+        return _triton_stages(p, d, wgmma_path=False) * (p["BLOCK_M"] * 2 + p["BLOCK_N"]) * p["BLOCK_K"]
+    return _triton_stages(p, d) * _ab_tiles(p, e)
+
 _v("gemm", "triton", 0, "naive", {"BLOCK_M": (32, 16, 64), "BLOCK_N": (32, 16, 64), "BLOCK_K": (32, 16)}, tc=True,
    mem=0.6, comp=0.25, smem=_tsmem, threads=lambda p: 128, regs=lambda p, e, d: 64)
 _v("gemm", "triton", 1, "blocked", _TG, tc=True, mem=0.8, comp=0.6, smem=_tsmem, threads=_warps,
@@ -247,6 +262,7 @@ _v("gemm", "triton", 2, "pipelined", {**_TG, "NUM_STAGES": (3, 2, 4, 5)}, tc=Tru
 _v("gemm", "triton", 3, "grouped", {**_TG, "NUM_STAGES": (3, 2, 4, 5), "GROUP_M": (8, 4, 16)}, tc=True,
    mem=0.9, comp=0.82, smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 _v("gemm", "triton", 4, "split_k", {**_TG, "NUM_STAGES": (3, 2, 4), "SPLIT_K": (4, 2, 8, 16)}, tc=True,
+   dtypes=("fp16", "bf16", "int8", "int4"),   # tl.atomic_add has no fp8: split-K partials need a wider type
    mem=0.88, comp=0.78, smem=_tsmem, threads=_warps, regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 
 # ------------------------------------------------------------------------------------------------------ gemv
@@ -342,7 +358,7 @@ _v("attn_prefill", "cuda", 5, "wgmma_tma", {"BLOCK_M": (128, 64, 192), "BLOCK_N"
 _v("attn_prefill", "triton", 0, "naive", {"BLOCK_M": (32, 16), "BLOCK_N": (32, 16)}, tc=True, mem=0.6, comp=0.25,
    smem=_prefill_smem, threads=lambda p: 128, regs=lambda p, e, d: _prefill_regs(p, e, d, 128))
 _v("attn_prefill", "triton", 1, "blocked", {**_PF, "NUM_STAGES": (2, 1, 3, 4)}, tc=True, mem=0.86, comp=0.72,
-   smem=lambda p, e, d: (p["BLOCK_M"] + 2 * max(1, p["NUM_STAGES"] - 1) * p["BLOCK_N"]) * d["D"] * e,
+   smem=lambda p, e, d: (p["BLOCK_M"] + 2 * _triton_stages(p, d) * p["BLOCK_N"]) * d["D"] * e,
    threads=_warps, regs=lambda p, e, d: _prefill_regs(p, e, d, _warps(p)))
 
 
@@ -449,7 +465,7 @@ _v("conv", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.82, r
 _v("conv", "triton", 0, "naive", {"BLOCK_M": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
 _v("conv", "triton", 1, "blocked", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "BLOCK_K": (32, 64),
                                     "NUM_WARPS": (4, 8), "NUM_STAGES": (2, 3, 4)},
-   tc=True, mem=0.86, comp=0.75, threads=_warps, smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e),
+   tc=True, mem=0.86, comp=0.75, threads=_warps, smem=lambda p, e, d: _triton_stages(p, d) * _ab_tiles(p, e),
    regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 
 VARIANTS: tuple[Variant, ...] = tuple(_ALL)
@@ -466,9 +482,11 @@ def variant(kernel_class: str, tag: str, impl: str) -> Variant:
         raise KeyError(f"no variant {tag!r} for kernel class {kernel_class!r} in {impl}") from None
 
 
-def variants_for(op_name: str, impl: str) -> list[Variant]:
-    """The variants an engineer can write for `op_name` in `impl`, ordered by level (then catalog order)."""
-    return list(_variants_for(op_name, impl))
+def variants_for(op_name: str, impl: str, dtype: str | None = None) -> list[Variant]:
+    """The variants an engineer can write for `op_name` in `impl` (for `dtype`, when given: a variant limited
+    to some data types is no candidate for the others), ordered by level (then catalog order)."""
+    found = _variants_for(op_name, impl)
+    return [v for v in found if not v.dtypes or dtype in v.dtypes] if dtype else list(found)
 
 
 @lru_cache(maxsize=None)

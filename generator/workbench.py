@@ -68,7 +68,7 @@ class Workbench:
         self.gpu = GPUS[task.gpu]
         self.fields = task_fields(task)
         self.roofline = perf.roofline_ms(task)
-        self.variants = variants_for(task.op, task.impl)
+        self.variants = variants_for(task.op, task.impl, task.dtype)
         self.by_tag = {v.tag: v for v in self.variants}
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
         self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}

@@ -12,6 +12,7 @@ Line numbers are 1-based in the shown source; Triton's `at L:C:` counts the `def
 """
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from dataclasses import dataclass, replace
@@ -84,14 +85,29 @@ def _identifiers(code: str) -> set[str]:
     return set(re.findall(r"\b[A-Za-z_]\w*\b", code))
 
 
+@lru_cache(maxsize=64)
+def _blocks(code: str) -> tuple[list[int], list[int], list[int]]:
+    """Every `{...}` block of `code` in order of its `{`: (open offsets, close offsets, parent index or -1).
+    One pass per text, so each `_block_end` is a bisection instead of a scan (faults run ~30K times a run)."""
+    opens, closes, parents, stack = [], [], [], []
+    for m in re.finditer(r"[{}]", code):
+        if m.group(0) == "{":
+            parents.append(stack[-1] if stack else -1)
+            stack.append(len(opens))
+            opens.append(m.start())
+            closes.append(len(code))
+        elif stack:
+            closes[stack.pop()] = m.start()
+    return opens, closes, parents
+
+
 def _block_end(code: str, pos: int) -> int:
     """Offset of the `}` closing the block that contains `pos` (len(code) at file scope)."""
-    depth = 0
-    for m in re.finditer(r"[{}]", code[pos:]):
-        depth += 1 if m.group(0) == "{" else -1
-        if depth < 0:
-            return pos + m.start()
-    return len(code)
+    opens, closes, parents = _blocks(code)
+    i = bisect.bisect_left(opens, pos) - 1       # the last block opened before pos ...
+    while i >= 0 and closes[i] < pos:            # ... or the nearest enclosing one still open at pos
+        i = parents[i]
+    return closes[i] if i >= 0 else len(code)
 
 
 def _uses(code: str, name: str, start: int, end: int) -> list[re.Match]:
@@ -187,15 +203,40 @@ _FUNC_DEF = re.compile(r"(template\s*<[^{};]*?>\s*)?(?:[\w:*&<>,]+\s+)*?([A-Za-z
 _NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
 
 
+_NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+
+
+def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
+    """(name, is a template, body start, body end) of every function definition: each block whose `{`
+    follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
+    opens, closes, _parents = _blocks(code)
+    defs = []
+    for o, c in zip(opens, closes):
+        j = len(code[:o].rstrip()) - 1
+        if code.endswith("const", 0, j + 1):
+            j = len(code[:j - 4].rstrip()) - 1
+        if j < 0 or code[j] != ")":
+            continue
+        depth, k = 0, j
+        while k >= 0:
+            depth += {")": 1, "(": -1}.get(code[k], 0)
+            if depth == 0:
+                break
+            k -= 1
+        m = _NAME_BEFORE.search(code, max(0, k - 256), k)
+        if not m or m.group(1) in _NOT_FUNCS or any(ch in code[k:j] for ch in ";{}"):
+            continue
+        head = max(code.rfind(ch, 0, m.start()) for ch in ";{}") + 1
+        defs.append((m.group(1), re.search(r"\btemplate\s*<", code[head:m.start()]) is not None, o + 1, c))
+    return defs
+
+
 @lru_cache(maxsize=64)
 def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
     """Bodies of function templates nothing compiled instantiates. nvcc does not even diagnose them, so a
     fault there is no fault: reachable = non-template functions, then templates named from reachable code."""
     code = code_view(text, "cuda")
-    defs = []
-    for m in _FUNC_DEF.finditer(code):
-        if m.group(2) not in _NOT_FUNCS:
-            defs.append((m.group(2), bool(m.group(1)), m.end(), _block_end(code, m.end())))
+    defs = _function_defs(code)
     called = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
     live = [d for d in defs if not d[1]]
     reached = {d[0] for d in live}
@@ -229,17 +270,22 @@ def _declarations(code: str) -> list[tuple[str, str, int]]:
 
 
 def _undefined_identifier(source: Source, rng) -> tuple[str, Expected]:
+    """A later use of a declared name, misspelt. Declarations are tried in random order and the first with a
+    live use wins (a uniform draw over declarations, without scanning every one: this runs thousands of times)."""
     code = code_view(source.text, "cuda")
-    taken = _identifiers(source.text)
+    decls = [(name, pos) for _typ, name, pos in _declarations(code) if len(name) >= 3]
+    dead = _dead_ranges(source.text)
     sites = []
-    for _typ, name, pos in _declarations(code):
-        if len(name) < 3:
-            continue
-        end = _block_end(code, pos)
+    for i in rng.permutation(len(decls)):
+        name, pos = decls[int(i)]
         # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
-        sites += [(name, m.start()) for m in _uses(code, name, pos + len(name), end)
-                  if not code[m.end():m.end() + 3].lstrip().startswith("<")]
-    name, pos = _pick(sites, "undefined_identifier", source, rng, lambda s: s[1])
+        sites = [(name, m.start()) for m in _uses(code, name, pos + len(name), _block_end(code, pos))
+                 if not code[m.end():m.end() + 3].lstrip().startswith("<")
+                 and not any(a <= m.start() < b for a, b in dead)]
+        if sites:
+            break
+    taken = _identifiers(source.text)
+    name, pos = _pick(sites, "undefined_identifier", source, rng)
     typo = _typo(name, rng, taken) or name + "_"
     text = source.text[:pos] + typo + source.text[pos + len(name):]
     return text, _nvcc(source, "undefined_identifier", pos, text, f'identifier "{typo}" is undefined')
@@ -791,6 +837,9 @@ class _NullRng:
 
     def choice(self, seq):
         return seq[0]
+
+    def permutation(self, n):
+        return range(n)
 
 
 @lru_cache(maxsize=64)

@@ -59,6 +59,7 @@ def load(path: Path) -> Template:
     return Template(path, tuple(pieces), {k: tuple(v) for k, v in lines_of.items()})
 
 
+@lru_cache(maxsize=None)   # template files do not come and go while a process renders (~200K renders a run)
 def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_ROOT) -> Path:
     path = root / lang / kernel_class / f"{tag}{EXTENSIONS[lang][0]}"
     if not path.is_file():
@@ -66,6 +67,7 @@ def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_
     return path
 
 
+@lru_cache(maxsize=None)
 def snippet_path(lang: str, kernel_class: str, op: str, root: Path = TEMPLATE_ROOT) -> Path | None:
     """The op's snippet file, else `ops/_default`, else None (a template without {{OP_SNIPPET}} needs none)."""
     ops_dir = root / lang / kernel_class / "ops"

@@ -39,18 +39,25 @@ def check(schema: str, row: dict) -> list[str]:
     return out
 
 
-@functools.cache
 def rules_for(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
-    """(name, rule) pairs for rows of `schema`; importing the QA registry once (before forking workers)."""
-    rules = [("task_in_catalog", task_in_catalog)]
-    if schema in ("session", "task"):
-        rules.append(("baseline_above_roofline", baseline_above_roofline))
+    """(name, rule) pairs for rows of `schema`: the QA registry's row checks as registered *now* (a check
+    registered or removed later is seen, so no stale rule outlives a change to the registry)."""
+    checks: tuple = ()
     if schema in QA_DATASETS:
         dataset, module = QA_DATASETS[schema]
         importlib.import_module(module)
         from generator.qa import REGISTRY
 
-        rules += [(c.name, c.fn) for c in REGISTRY.get(dataset, ()) if c.scope == "row" and c.name not in QA_ONLY]
+        checks = tuple(REGISTRY.get(dataset, ()))
+    return _rules(schema, checks)
+
+
+@functools.lru_cache(maxsize=16)
+def _rules(schema: str, checks: tuple) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
+    rules = [("task_in_catalog", task_in_catalog)]
+    if schema in ("session", "task"):
+        rules.append(("baseline_above_roofline", baseline_above_roofline))
+    rules += [(c.name, c.fn) for c in checks if c.scope == "row" and c.name not in QA_ONLY]
     return tuple(rules)
 
 

@@ -23,9 +23,11 @@ KIND_ROLES = {
     "status": {"worker", "tuner", "reviewer", "verifier"}, "review": {"reviewer"}, "verify": {"verifier"},
     "handoff": {"worker", "tuner"},
 }
-REQUIRED_FIELDS = {"dispatch": ("to", "subtask"), "redirect": ("to", "subtask"), "candidate": ("params", "variant"),
-                   "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
-                   "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}
+REQUIRED_FIELDS = {kind: frozenset(fields) for kind, fields in {
+    "dispatch": ("to", "subtask"), "redirect": ("to", "subtask"), "candidate": ("params", "variant"),
+    "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
+    "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}.items()}
+_NONE: frozenset = frozenset()
 _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?$")
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 
@@ -58,16 +60,17 @@ def _agents(row):
 def _kind_roles(row):
     roles = {a["id"]: a["role"] for a in row["agents"]}
     for i, m in enumerate(row["messages"]):
-        allowed = KIND_ROLES.get(m["kind"])
+        kind, role = m["kind"], m["role"]
+        allowed = KIND_ROLES.get(kind)
         if allowed is None:
-            return f"message {i}: unknown kind {m['kind']!r}"
-        if m["role"] not in allowed:
-            return f"message {i}: {m['kind']} from role {m['role']!r} (allowed: {', '.join(sorted(allowed))})"
-        if m["role"] != "env" and roles.get(m["agent"]) != m["role"]:
-            return f"message {i}: agent {m['agent']!r} does not have role {m['role']!r}"
-        missing = [f for f in REQUIRED_FIELDS.get(m["kind"], ()) if f not in m]
-        if missing:
-            return f"message {i}: {m['kind']} lacks {', '.join(missing)}"
+            return f"message {i}: unknown kind {kind!r}"
+        if role not in allowed:
+            return f"message {i}: {kind} from role {role!r} (allowed: {', '.join(sorted(allowed))})"
+        if role != "env" and roles.get(m["agent"]) != role:
+            return f"message {i}: agent {m['agent']!r} does not have role {role!r}"
+        required = REQUIRED_FIELDS.get(kind, _NONE)
+        if not m.keys() >= required:
+            return f"message {i}: {kind} lacks {', '.join(sorted(required - m.keys()))}"
     return None
 
 

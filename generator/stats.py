@@ -54,15 +54,23 @@ def summary(values: list[float], digits: int = 4) -> dict[str, float]:
             "min": sig(a.min(), digits), "max": sig(a.max(), digits)}
 
 
-def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
-    """Merge shard summaries (in shard order) into the stats.json dict."""
-    merged: dict[str, Any] = {k: [] for k in ("steps", "seconds", "speedups", "attempts")}
-    counters = {k: Counter() for k in ("statuses", "kinds", "tags", "ops", "gpus", "impls", "dtypes")}
+def merge_shards(shards: list[dict], list_keys: tuple[str, ...], counter_keys: tuple[str, ...]
+                 ) -> tuple[dict[str, list], dict[str, Counter]]:
+    """Concatenate the per-row lists and add up the counters of shard summaries, in shard order."""
+    lists: dict[str, list] = {k: [] for k in list_keys}
+    counters = {k: Counter() for k in counter_keys}
     for shard in shards:
-        for k in merged:
-            merged[k].extend(shard[k])
+        for k, values in lists.items():
+            values.extend(shard[k])
         for k, c in counters.items():
             c.update(shard[k])
+    return lists, counters
+
+
+def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
+    """Merge shard summaries (in shard order) into the stats.json dict."""
+    merged, counters = merge_shards(shards, ("steps", "seconds", "speedups", "attempts"),
+                                    ("statuses", "kinds", "tags", "ops", "gpus", "impls", "dtypes"))
     total_steps = int(sum(merged["steps"]))
     statuses = {s: counters["statuses"][s] for s in STATUSES}
     speedups = np.asarray(merged["speedups"], dtype=float)

@@ -10,14 +10,16 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from generator.stats import counter_dict, sig, summary
+from generator.stats import counter_dict, merge_shards, sig, summary
 
 RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
+LIST_KEYS = ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")
+COUNTER_KEYS = ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes")
 
 
 def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
     messages, agents, seconds, speedups, result_rewards, verdict_rewards = [], [], [], [], [], []
-    counters = {k: Counter() for k in ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes")}
+    counters = {k: Counter() for k in COUNTER_KEYS}
     for row in rows:
         messages.append(row["num_messages"])
         agents.append(row["n_agents"])
@@ -38,13 +40,7 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
 
 
 def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
-    lists = {k: [] for k in ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")}
-    counters = {k: Counter() for k in ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes")}
-    for shard in shards:
-        for k in lists:
-            lists[k].extend(shard[k])
-        for k in counters:
-            counters[k].update(shard[k])
+    lists, counters = merge_shards(shards, LIST_KEYS, COUNTER_KEYS)
     speedups = np.asarray(lists["speedups"], dtype=float)
     results = sum(counters["statuses"].values())
     return {

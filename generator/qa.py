@@ -196,7 +196,8 @@ def _arch(row):
 
 
 @lru_cache(maxsize=None)
-def _requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
+def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
+    """The hardware features variant `tag` of (op, impl) needs for `dtype` (both datasets' arch-gating checks)."""
     from generator.variants import variants_for
     for v in variants_for(op, impl, dtype):
         if v.tag == tag:
@@ -210,7 +211,7 @@ def _arch_gating(row):
     features = GPUS[row["gpu"]].features
     for t in row["trace"]:
         if t["status"] == "ok":
-            missing = _requires(row["op"], row["impl"], t["tag"], row["dtype"]) - features
+            missing = variant_requires(row["op"], row["impl"], t["tag"], row["dtype"]) - features
             if missing:
                 return f"step {t['step']}: ok {t['tag']} needs {sorted(missing)} absent on {row['gpu']}"
 

@@ -11,7 +11,7 @@ import math
 import re
 
 from generator import rewards
-from generator.qa import check
+from generator.qa import check, variant_requires
 from generator.swarm import HOURS_RANGE, SCENARIOS
 
 KS = "kernelswarm"
@@ -173,12 +173,11 @@ def _physics(row):
 
 @check(KS, "arch_gating", "no variant passes on a GPU that lacks a feature it needs")
 def _arch_gating(row):
-    from generator.qa import _requires   # the kernelinfer check's feature lookup, shared
     from generator.hardware import GPUS
 
     have = GPUS[row["gpu"]].features
     for m in _results(row):
-        missing = _requires(row["op"], row["impl"], m["variant"], row["dtype"]) - have
+        missing = variant_requires(row["op"], row["impl"], m["variant"], row["dtype"]) - have
         if missing and m["status"] not in ("unsupported_arch",):
             return f"{m['variant']} needs {sorted(missing)} on {row['gpu']} but its result is {m['status']}"
     return None

@@ -206,15 +206,22 @@ _NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__la
 _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 
 
+def _skip_space_back(code: str, j: int) -> int:
+    """The last non-space offset at or before j (-1 if none)."""
+    while j >= 0 and code[j].isspace():
+        j -= 1
+    return j
+
+
 def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
     """(name, is a template, body start, body end) of every function definition: each block whose `{`
     follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
     opens, closes, _parents = _blocks(code)
     defs = []
     for o, c in zip(opens, closes):
-        j = len(code[:o].rstrip()) - 1
+        j = _skip_space_back(code, o - 1)
         if code.endswith("const", 0, j + 1):
-            j = len(code[:j - 4].rstrip()) - 1
+            j = _skip_space_back(code, j - 5)
         if j < 0 or code[j] != ")":
             continue
         depth, k = 0, j

@@ -81,15 +81,9 @@ def _header(content: str) -> tuple[int, str] | None:
     return int(h) * 3600 + int(mm) * 60 + int(ss), status
 
 
-_LAST_HEADERS: list = [None, None]   # (messages list, its parsed headers): two checks read the same headers
-
-
 def _headers(row) -> list[tuple[int, str] | None]:
-    """The parsed RESULT line of every feedback turn, computed once per row."""
-    messages = row["messages"]
-    if _LAST_HEADERS[0] is not messages:
-        _LAST_HEADERS[:] = [messages, [_header(m["content"]) for m in messages[3::2]]]
-    return _LAST_HEADERS[1]
+    """The parsed RESULT line of every feedback turn."""
+    return [_header(m["content"]) for m in row["messages"][3::2]]
 
 
 @check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")

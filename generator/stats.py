@@ -54,6 +54,11 @@ def summary(values: list[float], digits: int = 4) -> dict[str, float]:
             "min": sig(a.min(), digits), "max": sig(a.max(), digits)}
 
 
+def speedup_summary(values: list[float]) -> dict[str, float]:
+    """Mean/median/min/max plus the geometric mean (the fair average of ratios)."""
+    return {**summary(values), "geomean": sig(float(np.exp(np.log(np.asarray(values, dtype=float)).mean())))}
+
+
 def merge_shards(shards: list[dict], list_keys: tuple[str, ...], counter_keys: tuple[str, ...]
                  ) -> tuple[dict[str, list], dict[str, Counter]]:
     """Concatenate the per-row lists and add up the counters of shard summaries, in shard order."""
@@ -73,7 +78,6 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
                                     ("statuses", "kinds", "tags", "ops", "gpus", "impls", "dtypes"))
     total_steps = int(sum(merged["steps"]))
     statuses = {s: counters["statuses"][s] for s in STATUSES}
-    speedups = np.asarray(merged["speedups"], dtype=float)
     return {
         "dataset": "kernelinfer",
         "generator": dict(options),
@@ -84,7 +88,7 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
         "data_bytes": data_bytes,
         "steps_per_session": summary(merged["steps"]),
         "hours_per_session": summary([s / 3600 for s in merged["seconds"]]),
-        "best_speedup": {**summary(merged["speedups"]), "geomean": sig(float(np.exp(np.log(speedups).mean())))},
+        "best_speedup": speedup_summary(merged["speedups"]),
         "attempts": {**summary(merged["attempts"]), "definition": ATTEMPTS_DEFINITION},
         "step_statuses": statuses,
         "step_status_fractions": {s: sig(n / total_steps) for s, n in statuses.items()},

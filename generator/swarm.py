@@ -245,10 +245,13 @@ class _Episode:
             self.work(agent, tag, self.wb.defaults(tag), "new_variant")
             self.close_round()
 
+    @property
+    def speedup(self) -> float:
+        return sig(self.baseline / self.best.time_ms, 4)
+
     def verdict(self) -> None:
         self.ensure_improvement()
-        b = self.best
-        speedup = sig(self.baseline / b.time_ms, 4)
+        b, speedup = self.best, self.speedup
         ok = sum(1 for m in self.messages if m["kind"] == "result" and m["status"] == "ok")
         results = sum(1 for m in self.messages if m["kind"] == "result")
         msg = self.say(self.lead, "verdict",
@@ -256,7 +259,6 @@ class _Episode:
                        f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; {ok}/{results} results passed",
                        variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
         msg["reward"] = rewards.verdict_reward(speedup)
-        self.speedup = speedup
 
 
 def _params_text(params: dict) -> str:

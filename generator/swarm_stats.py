@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from generator.stats import counter_dict, merge_shards, sig, summary
+from generator.stats import counter_dict, merge_shards, sig, speedup_summary, summary
 
 RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
 LIST_KEYS = ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")
@@ -41,7 +41,6 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
 
 def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
     lists, counters = merge_shards(shards, LIST_KEYS, COUNTER_KEYS)
-    speedups = np.asarray(lists["speedups"], dtype=float)
     results = sum(counters["statuses"].values())
     return {
         "dataset": "kernelswarm",
@@ -54,7 +53,7 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
         "messages_per_episode": summary(lists["messages"]),
         "agents_per_episode": summary(lists["agents"]),
         "hours_per_episode": summary([s / 3600 for s in lists["seconds"]]),
-        "speedup": {**summary(lists["speedups"]), "geomean": sig(float(np.exp(np.log(speedups).mean())))},
+        "speedup": speedup_summary(lists["speedups"]),
         "scenarios": counter_dict(counters["scenarios"]),
         "message_kinds": counter_dict(counters["kinds"]),
         "result_statuses": {s: counters["statuses"][s] for s in RESULT_STATUSES},

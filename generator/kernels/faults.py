@@ -199,7 +199,6 @@ def _pick(sites: list, kind: str, source: Source, rng, pos=None):
     return sites[int(rng.integers(len(sites)))]
 
 
-_FUNC_DEF = re.compile(r"(template\s*<[^{};]*?>\s*)?(?:[\w:*&<>,]+\s+)*?([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
 _NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
 
 

@@ -6,7 +6,8 @@ Held-out (op, gpu, shape) groups never appear in training. Each training (task, 
 once, so episodes differ by task or by scenario. The id has the seed's form
 `{op}_{gpu}_{B=..,H=..}_{scenario}_{num_messages}`; two episodes can share it only when they share
 (op, gpu, shape, scenario), i.e. differ only by dtype, so an id gets a suffix `_2`, `_3` ... only then, decided
-by simulating those few siblings (pure functions of (seed, index)), so every shard names its rows alone.
+by those few siblings' message counts (pure functions of (seed, index), so every shard names its rows alone; a
+sibling already simulated in this process is not simulated again).
 """
 from __future__ import annotations
 
@@ -56,10 +57,27 @@ def _prefix(task: Task, scenario: str) -> str:
     return f"{task.op}_{task.gpu}_{shape_label(dict(task.shape))}_{scenario}"
 
 
-@lru_cache(maxsize=256)
+# num_messages of the latest episodes simulated here, by (seed, episodes, holdout, index): siblings sit at most a
+# few indices apart, so a shard written in index order finds each earlier sibling's count here instead of
+# simulating it again. Bounded (oldest out first) so memory stays flat however many episodes a process writes.
+_RECENT_COUNTS: dict[tuple[int, int, int, int], int] = {}
+_RECENT_MAX = 64
+
+
+def _remember(key: tuple[int, int, int, int], num_messages: int) -> None:
+    _RECENT_COUNTS[key] = num_messages
+    if len(_RECENT_COUNTS) > _RECENT_MAX:
+        del _RECENT_COUNTS[next(iter(_RECENT_COUNTS))]
+
+
 def _num_messages(seed: int, episodes: int, holdout: int, index: int) -> int:
-    task, scenario = plan(seed, episodes, holdout).episodes[index]
-    return simulate_episode(task, scenario, rng_for(seed, DATASET, index))["num_messages"]
+    key = (seed, episodes, holdout, index)
+    count = _RECENT_COUNTS.get(key)
+    if count is None:
+        task, scenario = plan(seed, episodes, holdout).episodes[index]
+        count = simulate_episode(task, scenario, rng_for(seed, DATASET, index))["num_messages"]
+        _remember(key, count)
+    return count
 
 
 def episode(seed: int, episodes: int, holdout: int, index: int) -> dict:
@@ -67,6 +85,7 @@ def episode(seed: int, episodes: int, holdout: int, index: int) -> dict:
     p = plan(seed, episodes, holdout)
     task, scenario = p.episodes[index]
     row = simulate_episode(task, scenario, rng_for(seed, DATASET, index))
+    _remember((seed, episodes, holdout, index), row["num_messages"])
     base = f"{_prefix(task, scenario)}_{row['num_messages']}"
     clashes = sum(1 for j in _groups(seed, episodes, holdout)[_group_key(task, scenario)]
                   if j < index and _num_messages(seed, episodes, holdout, j) == row["num_messages"])

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 import generator.qa_swarm  # noqa: F401  (registers the checks)
-from generator import qa, rewards
+from generator import qa, rewards, swarm_plan
 from generator.swarm import SCENARIOS, simulate_episode
 from generator.swarm_plan import SWARM_IMPLS, episode, plan
 from generator.seeding import rng_for
@@ -81,6 +81,15 @@ def test_episode_is_a_pure_function_of_seed_and_index():
     b = orjson.dumps(episode(SEED, EPISODES, HOLDOUT, 7))
     c = orjson.dumps(episode(SEED + 1, EPISODES, HOLDOUT, 7))
     assert a == b and a != c
+
+
+def test_an_id_suffix_does_not_depend_on_which_siblings_were_simulated_before():
+    """Episodes 108 and 112 of the default plan differ only by dtype and end with as many messages: the later one
+    is `_2`, whether its sibling's count comes from this process's memo or from simulating it afresh."""
+    swarm_plan._RECENT_COUNTS.clear()
+    alone = episode(0, 2400, 100, 112)["episode_id"]
+    in_order = [episode(0, 2400, 100, i)["episode_id"] for i in (108, 112)]
+    assert alone.endswith("_2") and in_order == [alone.removesuffix("_2"), alone]
 
 
 def test_plan_keeps_holdout_groups_out_of_training():

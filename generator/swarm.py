@@ -78,7 +78,8 @@ class _Episode:
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
         self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), self._skill()) for i in range(1, n + 1)]
-        self.budget = int(np.clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220))
+        self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
+        self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -89,7 +90,7 @@ class _Episode:
         return "worker"
 
     def _skill(self) -> float:
-        return float(np.clip(self.rng.normal(1.0, 0.13), 0.6, 1.4))
+        return _clip(float(self.rng.normal(1.0, 0.13)), 0.6, 1.4)
 
     @property
     def specialists(self) -> list[Agent]:
@@ -119,8 +120,7 @@ class _Episode:
 
     def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
         """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
-        p_fault = float(np.clip(0.13 / agent.skill, 0.03, 0.3))
-        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < p_fault)
+        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
         cost = clock.step_cost(self.rng, kind=kind, impl=self.task.impl, source_lines=outcome.lines,
                                status=outcome.status)
         agent.t = max(agent.t, self.now) + cost.think
@@ -141,8 +141,9 @@ class _Episode:
             if p.outcome is not None:
                 msg["reward"] = rewards.result_reward(p.status, p.outcome.time_ms, self.best_ms)
                 best_before = self.best_ms if self.best is not None else None
-                msg["content"] = (f"{result_line(p.t, p.status)}\n"
-                                  f"{self.wb.feedback(p.outcome, best_before, self.rng)}")
+                msg["content"] = self.wb.feedback(p.outcome, best_before, self.rng)   # RESULT line: _fit_clock
+                self.results += 1
+                self.passed += p.status == "ok"
                 if p.status == "ok" and p.outcome.time_ms < self.best_ms:
                     self.best_ms, self.best, self.best_owner = p.outcome.time_ms, p.outcome, p.agent
                     p.agent.kept += 1
@@ -252,17 +253,26 @@ class _Episode:
     def verdict(self) -> None:
         self.ensure_improvement()
         b, speedup = self.best, self.speedup
-        ok = sum(1 for m in self.messages if m["kind"] == "result" and m["status"] == "ok")
-        results = sum(1 for m in self.messages if m["kind"] == "result")
         msg = self.say(self.lead, "verdict",
                        f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
-                       f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; {ok}/{results} results passed",
+                       f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; "
+                       f"{self.passed}/{self.results} results passed",
                        variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
         msg["reward"] = rewards.verdict_reward(speedup)
 
 
 def _params_text(params: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in params.items())
+
+
+def _clip(x, lo, hi):
+    """np.clip for one number, without numpy's per-call overhead (same value: no NaNs here)."""
+    return min(max(x, lo), hi)
+
+
+def _fault_chance(agent: Agent) -> float:
+    """How often the agent's edit of a candidate carries a mistake."""
+    return _clip(0.13 / agent.skill, 0.03, 0.3)
 
 
 
@@ -355,7 +365,7 @@ def _pipeline(ep: _Episode) -> None:
 
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
-    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < float(np.clip(0.13 / proposer.skill, .03, .3)))
+    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer))
     caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
              (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
     if caught:
@@ -461,14 +471,13 @@ def _fit_clock(ep: _Episode) -> None:
     """Scale the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
     long a campaign runs), keeping the order of events; 0.1 s resolution."""
     total = ep.messages[-1]["t"]
-    hours = float(np.clip(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal()),
-                          HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02))
+    hours = _clip(float(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal())),
+                  HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02)
     scale = 3600 * hours / total
     previous = 0.0
     for m in ep.messages:
         t = max(round(m["t"] * scale, 1), previous)
         m["t"] = previous = t
         if m["kind"] == "result":
-            status = m["status"]
-            m["content"] = result_line(t, status) + m["content"][m["content"].index("\n"):]
+            m["content"] = f"{result_line(t, m['status'])}\n{m['content']}"
 

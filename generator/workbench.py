@@ -14,7 +14,8 @@ import numpy as np
 from generator import feedback, perf
 from generator.hardware import GPUS
 from generator.kernels import Source, render
-from generator.kernels.faults import Expected, NoFaultSite, expect_clean, inject
+from generator.kernels.fault_families import inject_like
+from generator.kernels.faults import Expected, NoFaultSite, expect_clean
 from generator.ops import OPS
 from generator.variants import legal_on, variants_for
 
@@ -96,7 +97,7 @@ class Workbench:
         """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits)."""
         source, expected, model = self._clean(tag, params)
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(source, rng, p_wrong)
+            edited = self._edit_mistake(tag, source, rng, p_wrong)
             if edited is not None:
                 source, expected = edited
         time_ms = None
@@ -104,12 +105,13 @@ class Workbench:
             time_ms = sig(max(model * float(np.exp(NOISE_SIGMA * rng.standard_normal())), self.roofline))
         return Outcome(tag, dict(params), source, expected, time_ms)
 
-    def _edit_mistake(self, source: Source, rng: np.random.Generator, p_wrong: float):
+    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float):
         impl = self.task.impl
         pool = WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl]
+        family = (self.task.op, impl, self.task.dtype, tag)    # renders that differ only in placeholder values
         for i in rng.permutation(len(pool)):
             try:
-                return inject(source, pool[i], rng)
+                return inject_like(source, pool[i], rng, family)
             except NoFaultSite:
                 continue
         return None

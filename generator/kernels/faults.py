@@ -17,6 +17,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Callable, Mapping
 
 from generator.kernels import Source
 
@@ -125,31 +126,37 @@ _CUDA_MACROS = {
 }
 
 
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def _expand(name: str, raw: Mapping[str, str]) -> str:
+    """`raw[name]` with the macros it names expanded, as far as 8 levels (a self-reference stays)."""
+    value, seen = raw[name], {name}
+    for _ in range(8):
+        new = _IDENT.sub(lambda m: m.group(0) if m.group(0) in seen else raw.get(m.group(0), m.group(0)), value)
+        if new == value:
+            break
+        value = new
+    return value
+
+
 @lru_cache(maxsize=64)
 def _macros(text: str) -> dict[str, str]:
     """Object-like `#define NAME VALUE` of the source, fully expanded."""
-    raw = dict(re.findall(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$",
-                          text, re.M))
+    raw = dict(_DEFINE.findall(text))
     out = dict(_CUDA_MACROS)
-    for name in raw:
-        value, seen = raw[name], {name}
-        for _ in range(8):
-            new = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: m.group(0) if m.group(0) in seen
-                         else raw.get(m.group(0), m.group(0)), value)
-            if new == value:
-                break
-            value = new
-        out[name] = value
+    out.update((name, _expand(name, raw)) for name in raw)
     return out
 
 
-def _display(source: Source, line: int, col: int) -> str:
-    """The source line and caret as nvcc prints them: preprocessed (macros expanded, comments gone)."""
-    code_line = _line_text(code_view(source.text, "cuda"), line).rstrip()
-    macros = _macros(source.text)
+def _display(code_line: str, col: int, macro: Callable[[str], str | None]) -> str:
+    """The source line and caret as nvcc prints them: preprocessed (`macro(name)` is a macro's expansion or
+    None), comments gone."""
+    code_line = code_line.rstrip()
     out, shift, last = [], 0, 0
-    for m in re.finditer(r"\b[A-Za-z_]\w*\b", code_line):
-        value = macros.get(m.group(0))
+    for m in _IDENT.finditer(code_line):
+        value = macro(m.group(0))
         if value is None:
             continue
         out.append(code_line[last:m.start()] + value)
@@ -162,9 +169,8 @@ def _display(source: Source, line: int, col: int) -> str:
 
 def _nvcc(source: Source, kind: str, pos: int, text: str, message: str, n_errors: int = 1) -> Expected:
     """An nvcc front-end error at offset `pos` of the edited text."""
-    edited = replace(source, text=text)
     line, col = _line_col(text, pos)
-    context = _display(edited, line, col)
+    context = _display(_line_text(code_view(text, "cuda"), line), col, _macros(text).get)
     return Expected("compile_error", kind, "nvcc", line, f"{source.filename}({line}): error: {message}",
                     context, n_errors)
 
@@ -176,27 +182,38 @@ isinf div ldiv abort exit free malloc puts printf assert dim3 half half2 int2 in
 char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time""".split())
 
 
-def _typo(name: str, rng, taken: set[str]) -> str | None:
-    """A plausible misspelling: swapped neighbours, a dropped or a doubled letter."""
+@lru_cache(maxsize=4096)
+def typo_options(name: str) -> tuple[str, ...]:
+    """Plausible misspellings of `name`: swapped neighbours, a dropped or a doubled letter (none a header name)."""
     options = []
     for i in range(1, len(name) - 1):
         if name[i] != name[i + 1]:
             options.append(name[:i] + name[i + 1] + name[i] + name[i + 2:])
     options += [name[:i] + name[i + 1:] for i in range(1, len(name))]
     options += [name[:i] + name[i] + name[i:] for i in range(1, len(name)) if name[i].isalpha()]
-    options = [o for o in dict.fromkeys(options) if o not in taken and o not in _HEADER_NAMES and o != name
-               and not o.startswith("__") and re.fullmatch(r"[A-Za-z_]\w*", o)]
+    return tuple(o for o in dict.fromkeys(options) if o not in _HEADER_NAMES and o != name
+                 and not o.startswith("__") and re.fullmatch(r"[A-Za-z_]\w*", o))
+
+
+def _typo(name: str, rng, taken: set[str]) -> str | None:
+    """A misspelling of `name` that is no name of the source (`taken`)."""
+    options = [o for o in typo_options(name) if o not in taken]
     return options[int(rng.integers(len(options)))] if options else None
 
 
-def _pick(sites: list, kind: str, source: Source, rng, pos=None):
-    """One site at random; with `pos` (site -> offset), only sites in code the compiler instantiates."""
-    if pos is not None and source.lang == "cuda":
-        dead = _dead_ranges(source.text)
-        sites = [s for s in sites if not any(a <= pos(s) < b for a, b in dead)]
+def _live(sites: list, source: Source, pos: Callable) -> list:
+    """The sites (`pos`: site -> offset) in code the compiler instantiates; Python sources have no dead code."""
+    if source.lang != "cuda":
+        return sites
+    dead = _dead_ranges(source.text)
+    return [s for s in sites if not any(a <= pos(s) < b for a, b in dead)]
+
+
+def _pick(sites: list, kind: str, source: Source, rng) -> int:
+    """The index of one site, at random."""
     if not sites:
         raise NoFaultSite(f"{source.filename}: no site for fault kind {kind!r} in this {source.lang} source")
-    return sites[int(rng.integers(len(sites)))]
+    return int(rng.integers(len(sites)))
 
 
 _NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
@@ -275,29 +292,93 @@ def _declarations(code: str) -> list[tuple[str, str, int]]:
     return out
 
 
-def _undefined_identifier(source: Source, rng) -> tuple[str, Expected]:
-    """A later use of a declared name, misspelt. Declarations are tried in random order and the first with a
-    live use wins (a uniform draw over declarations, without scanning every one: this runs thousands of times)."""
-    code = code_view(source.text, "cuda")
-    decls = [(name, pos) for _typ, name, pos in _declarations(code) if len(name) >= 3]
-    dead = _dead_ranges(source.text)
-    sites = []
-    for i in rng.permutation(len(decls)):
-        name, pos = decls[int(i)]
-        # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
-        sites = [(name, m.start()) for m in _uses(code, name, pos + len(name), _block_end(code, pos))
-                 if not code[m.end():m.end() + 3].lstrip().startswith("<")
-                 and not any(a <= m.start() < b for a, b in dead)]
-        if sites:
+@dataclass(frozen=True)
+class Edit:
+    """One splice of the text: `text[start:end]` becomes `new`. Every text fault is one such edit."""
+
+    start: int
+    end: int
+    new: str
+
+    def apply(self, text: str) -> str:
+        return text[:self.start] + self.new + text[self.end:]
+
+
+@dataclass(frozen=True)
+class NvccAt:
+    """An nvcc front-end error at offset `pos` of the edited text; the context is `prefix`, then the shown line."""
+
+    kind: str
+    pos: int
+    message: str
+    n_errors: int = 1
+    prefix: str = ""
+
+
+@dataclass(frozen=True)
+class TritonAt:
+    """A Triton compile error at offset `pos` of the edited text, in the kernel whose `def` is at `def_pos`."""
+
+    kind: str
+    def_pos: int
+    pos: int
+    error: str
+
+
+def report_expected(source: Source, text: str, report) -> Expected:
+    """The tool's output for a made fault: `report` is an Expected already, or a position in the edited text."""
+    if isinstance(report, NvccAt):
+        expected = _nvcc(source, report.kind, report.pos, text, report.message, report.n_errors)
+        return replace(expected, context=report.prefix + expected.context) if report.prefix else expected
+    if isinstance(report, TritonAt):
+        return _triton_error(source, report.kind, text, report.def_pos, report.pos, report.error)
+    return report
+
+
+class _DeclaredNames:
+    """Sites of undefined_identifier: the declarations, and (found on first need) the live later uses of each.
+    The fault takes declarations in random order and misspells a use of the first that has one, so most
+    declarations' uses are never needed."""
+
+    def __init__(self, source: Source):
+        self.code = code_view(source.text, "cuda")
+        self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
+        self.dead = _dead_ranges(source.text)
+        self.taken = _identifiers(source.text)
+        self._uses: dict[int, list[tuple[str, int]]] = {}
+
+    def uses(self, i: int) -> list[tuple[str, int]]:
+        hit = self._uses.get(i)
+        if hit is None:
+            name, pos = self.decls[i]
+            code = self.code
+            # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
+            hit = self._uses[i] = [(name, m.start()) for m in _uses(code, name, pos + len(name), _block_end(code, pos))
+                                   if not code[m.end():m.end() + 3].lstrip().startswith("<")
+                                   and not any(a <= m.start() < b for a, b in self.dead)]
+        return hit
+
+
+def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tuple:
+    """Declarations in random order; the first with a live use wins (a uniform draw over declarations without
+    scanning every one)."""
+    uses: list = []
+    for i in rng.permutation(len(sites.decls)):
+        uses = sites.uses(int(i))
+        if uses:
             break
-    taken = _identifiers(source.text)
-    name, pos = _pick(sites, "undefined_identifier", source, rng)
-    typo = _typo(name, rng, taken) or name + "_"
-    text = source.text[:pos] + typo + source.text[pos + len(name):]
-    return text, _nvcc(source, "undefined_identifier", pos, text, f'identifier "{typo}" is undefined')
+    name, pos = uses[_pick(uses, "undefined_identifier", source, rng)]
+    return pos, name, _typo(name, rng, sites.taken) or name + "_"
 
 
-def _missing_semicolon(source: Source, rng):
+def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tuple):
+    pos, name, typo = choice
+    return Edit(pos, pos + len(name), typo), NvccAt("undefined_identifier", pos, f'identifier "{typo}" is undefined')
+
+
+def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
+    """(offset of the `;` to drop, offset of the next statement's token, the name that statement declares or
+    None, where that declaration ends) for each plain statement followed by another."""
     code = code_view(source.text, "cuda")
     lines = code.split("\n")
     raw_lines = source.text.split("\n")
@@ -324,18 +405,22 @@ def _missing_semicolon(source: Source, rng):
         nxt = lines[j].lstrip()
         if not re.match(r"[A-Za-z_}]", nxt) or re.match(r"(else|while)\b", nxt):
             continue
-        sites.append((i, j))
-    i, j = _pick(sites, "missing_semicolon", source, rng, lambda s: offsets[s[0]])
-    semi = offsets[i] + lines[i].rindex(";")
-    text = source.text[:semi] + source.text[semi + 1:]
-    tok = offsets[j] - 1 + (len(lines[j]) - len(lines[j].lstrip()))
-    # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
+        # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
+        decl = _DECL.match(nxt)
+        declared = decl.group(2) if decl and decl.group(1) not in _C_KEYWORDS else None
+        sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt)),
+                      declared, offsets[j] - 1 + len(lines[j])))
+    return [s[1:] for s in _live(sites, source, lambda s: s[0])]
+
+
+def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
+    semi, tok, declared, decl_end = sites[choice[0]]
+    edit = Edit(semi, semi + 1, "")
     n_errors = 1
-    decl = _DECL.match(lines[j].lstrip())
-    if decl and decl.group(1) not in _C_KEYWORDS:
-        start = offsets[j] - 1 + len(lines[j])
-        n_errors += len(_uses(code_view(text, "cuda"), decl.group(2), start, _block_end(code_view(text, "cuda"), start)))
-    return text, _nvcc(source, "missing_semicolon", tok, text, 'expected a ";"', n_errors)
+    if declared:
+        code = code_view(edit.apply(source.text), "cuda")
+        n_errors += len(_uses(code, declared, decl_end, _block_end(code, decl_end)))
+    return edit, NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
 
 
 _LITERAL_TYPES = (("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
@@ -343,23 +428,30 @@ _LITERAL_TYPES = (("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), (
 _VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
 
 
-def _type_mismatch(source: Source, rng):
+def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
+    """Scalar declarations initialized from a literal (the match, the literal's type)."""
     code = code_view(source.text, "cuda")
     sites = []
     for m in re.finditer(r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;", code):
         lit_type = next((t for t, pat in _LITERAL_TYPES if re.fullmatch(pat, m.group(4))), None)
         if lit_type and not code[:m.start()].rstrip().endswith(("const", "constexpr", "static", "(")):
             sites.append((m, lit_type))
-    m, lit_type = _pick(sites, "type_mismatch", source, rng, lambda s: s[0].start())
-    new_type = _VECTOR_TYPES[int(rng.integers(len(_VECTOR_TYPES)))]
-    text = source.text[:m.start(1)] + new_type + source.text[m.end(1):]
+    return _live(sites, source, lambda s: s[0].start())
+
+
+def _draw_type_mismatch(source: Source, sites: list, rng) -> tuple:
+    return _pick(sites, "type_mismatch", source, rng), _VECTOR_TYPES[int(rng.integers(len(_VECTOR_TYPES)))]
+
+
+def _make_type_mismatch(source: Source, sites: list, choice: tuple):
+    (m, lit_type), new_type = sites[choice[0]], choice[1]
+    edit = Edit(m.start(1), m.end(1), new_type)
     delta = len(new_type) - len(m.group(1))
-    init = m.start(4) + delta
-    edited_code = code_view(text, "cuda")
+    edited_code = code_view(edit.apply(source.text), "cuda")
     name_end = m.end(3) + delta
     n_errors = 1 + len(_uses(edited_code, m.group(3), name_end, _block_end(edited_code, name_end)))
-    return text, _nvcc(source, "type_mismatch", init, text,
-                       f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
+    return edit, NvccAt("type_mismatch", m.start(4) + delta,
+                        f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
 
 _LAUNCH = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
@@ -391,7 +483,9 @@ def _split_args(s: str) -> list[str]:
     return out + ([cur.strip()] if cur.strip() else [])
 
 
-def _wrong_template_arg(source: Source, rng):
+def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
+    """Template argument lists of kernel launches and of calls to the source's function templates
+    (the match, whether it is a launch)."""
     code = code_view(source.text, "cuda")
     templates = _function_templates(code)
     sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
@@ -403,24 +497,30 @@ def _wrong_template_arg(source: Source, rng):
             call_end = code.find(";", m.end())
             if not tparams & set(re.findall(r"\b[A-Za-z_]\w*\b", code[m.start(2):call_end])):
                 sites.append((m, False))
-    m, launch = _pick(sites, "wrong_template_arg", source, rng, lambda s: s[0].start())
+    return _live(sites, source, lambda s: s[0].start())
+
+
+def _draw_wrong_template_arg(source: Source, sites: list, rng) -> tuple:
+    i = _pick(sites, "wrong_template_arg", source, rng)
+    return i, int(rng.integers(3)) if sites[i][1] else 2
+
+
+def _make_wrong_template_arg(source: Source, sites: list, choice: tuple):
+    (m, launch), how = sites[choice[0]], choice[1]
+    code = code_view(source.text, "cuda")
     args = _split_args(source.text[m.start(2):m.end(2)])
-    choice = int(rng.integers(3)) if launch else 2
-    if choice == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
+    if how == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
         new = args[:-1]
-    elif choice == 1 and re.fullmatch(r"[\w\s*+()/-]+", args[0]) and not re.search(r"\b(typename|class)\b", code):
+    elif how == 1 and re.fullmatch(r"[\w\s*+()/-]+", args[0]) and not re.search(r"\b(typename|class)\b", code):
         new = ["float"] + args[1:]
     else:
         new = args + [args[-1]]
-    text = source.text[:m.start(2)] + ", ".join(new) + source.text[m.end(2):]
-    what = "overloaded function" if templates.get(m.group(1), 1) > 1 else "function template"
-    expected = _nvcc(source, "wrong_template_arg", m.start(1), text,
-                     f'no instance of {what} "{m.group(1)}" matches the argument list')
+    what = "overloaded function" if _function_templates(code).get(m.group(1), 1) > 1 else "function template"
     arg_types = _call_arg_types(code, code.find("(", code.find(">>>", m.end()) if launch else m.end() - 1))
-    if not arg_types:
-        return text, expected
-    return text, replace(expected, context=f"            argument types are: ({', '.join(arg_types)})\n"
-                                           + expected.context)
+    prefix = f"            argument types are: ({', '.join(arg_types)})\n" if arg_types else ""
+    return Edit(m.start(2), m.end(2), ", ".join(new)), NvccAt(
+        "wrong_template_arg", m.start(1), f'no instance of {what} "{m.group(1)}" matches the argument list',
+        prefix=prefix)
 
 
 def _has_default_targs(code: str, kernel: str) -> bool:
@@ -482,9 +582,9 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
         return None
 
 
-def _static_smem_overflow(source: Source, rng):
+def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
+    """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel)."""
     code = code_view(source.text, "cuda")
-    macros = _constants(source.text)
     kernels = _kernels(code)
     sites = []
     for m in _SHARED.finditer(source.text):
@@ -494,16 +594,25 @@ def _static_smem_overflow(source: Source, rng):
         kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
         if size and kernel and len(_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
             sites.append((m, size, kernel))
-    m, size, kernel = _pick(sites, "static_smem_overflow", source, rng, lambda s: s[0].start())
+    return _live(sites, source, lambda s: s[0].start())
+
+
+def _draw_static_smem_overflow(source: Source, sites: list, rng) -> tuple:
+    return _pick(sites, "static_smem_overflow", source, rng), int(rng.choice([4, 16, 32, 64]))
+
+
+def _make_static_smem_overflow(source: Source, sites: list, choice: tuple):
+    """One array grown past the target's static limit by `choice[1]` KB; ptxas names the kernel's total."""
+    (m, size, kernel), over_kb = sites[choice[0]], choice[1]
+    macros = _constants(source.text)
     limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
-    target = limit + 1024 * int(rng.choice([4, 16, 32, 64]))
+    target = limit + 1024 * over_kb
     dims = re.findall(r"\[([^\]]+)\]", m.group(3))
     inner = 1
     for d in dims[1:]:
         inner *= _int_eval(d, macros) or 1
     first = -(-target // (size * inner))
     new_decl = source.text[m.start():m.start(3)] + f"[{first}]" + "".join(f"[{d}]" for d in dims[1:]) + ";"
-    text = source.text[:m.start()] + new_decl + source.text[m.end():]
     total = first * inner * size
     for other in _SHARED.finditer(source.text, kernel[1], kernel[2]):
         if other.start() != m.start():
@@ -511,9 +620,9 @@ def _static_smem_overflow(source: Source, rng):
             for d in re.findall(r"\[([^\]]+)\]", other.group(3)):
                 n *= _int_eval(d, macros) or 0
             total += n * (_type_size(source.text, other.group(1)) or 0)
-    entry = _mangle(source.text, code, kernel)
+    entry = _mangle(source.text, code_view(source.text, "cuda"), kernel)
     msg = f"ptxas error   : Entry function '{entry}' uses too much shared data (0x{total:x} bytes, 0x{limit:x} max)"
-    return text, Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
+    return Edit(m.start(), m.end(), new_decl), Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
 
 
 @lru_cache(maxsize=64)
@@ -626,13 +735,14 @@ def _wrong(kind: str) -> Expected:
     return Expected("wrong_result", kind, "check", None, "")
 
 
-def _missing_syncthreads(source: Source, rng):
-    sites = [m for m in re.finditer(r"^[ \t]*__syncthreads\(\);[ \t]*\n", source.text, re.M)]
-    m = _pick(sites, "missing_syncthreads", source, rng, lambda s: s.start())
-    return source.text[:m.start()] + source.text[m.end():], _wrong("missing_syncthreads")
+def _barrier_sites(source: Source) -> list[Edit]:
+    """Deleting one `__syncthreads();` line."""
+    sites = [Edit(m.start(), m.end(), "") for m in re.finditer(r"^[ \t]*__syncthreads\(\);[ \t]*\n", source.text, re.M)]
+    return _live(sites, source, lambda s: s.start)
 
 
-def _off_by_one_mask(source: Source, rng):
+def _mask_sites(source: Source) -> list[Edit]:
+    """A bounds check's `<` made `<=`."""
     code = code_view(source.text, source.lang)
     sites = []
     if source.lang == "cuda":
@@ -646,11 +756,11 @@ def _off_by_one_mask(source: Source, rng):
         for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
             sites += [m.start() + c.start(1) for c in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", m.group(0))
                       if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
-    pos = _pick(sites, "off_by_one_mask", source, rng, lambda s: s)
-    return source.text[:pos] + "<=" + source.text[pos + 1:], _wrong("off_by_one_mask")
+    return [Edit(pos, pos + 1, "<=") for pos in _live(sites, source, lambda s: s)]
 
 
-def _wrong_stride(source: Source, rng):
+def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
+    """Multipliers inside subscripts (the match, the other multipliers in scope there)."""
     code = code_view(source.text, source.lang)
     if source.lang == "cuda":
         found = [m for sub in re.finditer(r"\[([^\[\]]+)\]", code)
@@ -670,9 +780,18 @@ def _wrong_stride(source: Source, rng):
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
         sites.append((m, others))
-    m, others = _pick(sites, "wrong_stride", source, rng, lambda s: s[0].start())
-    new = others[int(rng.integers(len(others)))] if others else f"({m.group(1)} + 1)"
-    return source.text[:m.start(1)] + new + source.text[m.end(1):], _wrong("wrong_stride")
+    return _live(sites, source, lambda s: s[0].start())
+
+
+def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:
+    i = _pick(sites, "wrong_stride", source, rng)
+    others = sites[i][1]
+    return i, others[int(rng.integers(len(others)))] if others else None
+
+
+def _make_wrong_stride(source: Source, sites: list, choice: tuple):
+    m = sites[choice[0]][0]
+    return Edit(m.start(1), m.end(1), choice[1] or f"({m.group(1)} + 1)"), _wrong("wrong_stride")
 
 
 def _function_start(code: str, pos: int, lang: str) -> int:
@@ -696,7 +815,8 @@ _TYPE_BEFORE = re.compile(r"(?:\b(?:half|float|int|double|char|void|__half|__nv_
                           r"|\bconst)\s*$")
 
 
-def _dropped_scale(source: Source, rng):
+def _scale_sites(source: Source) -> list[Edit]:
+    """A multiplication by a scale factor, deleted."""
     code = code_view(source.text, source.lang)
     sites = []
     for m in re.finditer(r"\s*\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])", code):
@@ -707,11 +827,11 @@ def _dropped_scale(source: Source, rng):
         if not _TYPE_BEFORE.search(code[:m.start()]) and not re.search(r"[\w)\]]\s*$", code[:m.start()]) \
                 and code[m.start() - 1:m.start()] not in "*/":
             sites.append((m.start(), m.end()))
-    start, end = _pick(sites, "dropped_scale", source, rng, lambda s: s[0])
-    return source.text[:start] + source.text[end:], _wrong("dropped_scale")
+    return [Edit(start, end, "") for start, end in _live(sites, source, lambda s: s[0])]
 
 
-def _racy_reduction(source: Source, rng):
+def _reduction_sites(source: Source) -> list[Edit]:
+    """An atomic accumulation made a plain read-modify-write, or a warp shuffle with half the lanes."""
     code = code_view(source.text, source.lang)
     name = r"atomicAdd" if source.lang == "cuda" else r"tl\.atomic_add"
     sites = []
@@ -727,17 +847,18 @@ def _racy_reduction(source: Source, rng):
             sites.append((m.start(), i, args))
     if source.lang == "cuda":
         sites += [(m.start(1), m.end(1), None) for m in re.finditer(r"__shfl_(?:xor|down)_sync\s*\(\s*(0x[fF]{8}[uU]?|FULL_MASK)\b", code)]
-    start, end, args = _pick(sites, "racy_reduction", source, rng, lambda s: s[0])
+    return [Edit(start, end, _unsynchronized(source.lang, args)) for start, end, args in _live(sites, source, lambda s: s[0])]
+
+
+def _unsynchronized(lang: str, args: list[str] | None) -> str:
     if args is None:
-        new = "0x0000ffff"                       # half the warp leaves the exchange: lanes read stale values
-    elif source.lang == "cuda":
+        return "0x0000ffff"                      # half the warp leaves the exchange: lanes read stale values
+    if lang == "cuda":
         target = args[0][1:] if args[0].startswith("&") else f"*({args[0]})"
-        new = f"{target} += {args[1]}"
-    else:
-        kw = [a for a in args[2:] if a.startswith("mask")]
-        mask = f", {kw[0]}" if kw else ""
-        new = f"tl.store({args[0]}, tl.load({args[0]}{mask}) + {args[1]}{mask})"
-    return source.text[:start] + new + source.text[end:], _wrong("racy_reduction")
+        return f"{target} += {args[1]}"
+    kw = [a for a in args[2:] if a.startswith("mask")]
+    mask = f", {kw[0]}" if kw else ""
+    return f"tl.store({args[0]}, tl.load({args[0]}{mask}) + {args[1]}{mask})"
 
 
 # ---- Triton compile faults -------------------------------------------------------------------------------
@@ -765,10 +886,11 @@ def _triton_error(source: Source, kind: str, text: str, def_pos: int, pos: int, 
     return Expected("compile_error", kind, "triton", line, f"at {rel}:{col}:", context)
 
 
-def _triton_compilation_error(source: Source, rng):
+def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
+    """Uses of a kernel's local names (to misspell) and `tl.arange` bounds (to make not a power of 2); and the
+    names the source already has."""
     code = code_view(source.text, "triton")
-    taken = _identifiers(source.text)
-    sites = []
+    sites: list[tuple] = []
     for _name, start, end in _triton_kernels(source):
         for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
             var = a.group(1)
@@ -778,23 +900,33 @@ def _triton_compilation_error(source: Source, rng):
             sites += [("name", start, u.start(), var) for u in use.finditer(code, start + a.end(), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
-    what, def_pos, pos, arg = _pick(sites, "triton_compilation_error", source, rng)
+    return sites, _identifiers(source.text)
+
+
+def _draw_triton_compilation_error(source: Source, sites: tuple, rng) -> tuple:
+    found, taken = sites
+    i = _pick(found, "triton_compilation_error", source, rng)
+    what, _def_pos, _pos, arg = found[i]
     if what == "name":
-        typo = _typo(arg, rng, taken) or arg + "_"
-        text = source.text[:pos] + typo + source.text[pos + len(arg):]
-        return text, _triton_error(source, "triton_compilation_error", text, def_pos, pos,
-                                   f"NameError('{typo} is not defined')")
-    bad = str(int(rng.choice([24, 48, 96, 100, 192])))
-    text = source.text[:arg.start(1)] + bad + source.text[arg.end(1):]
-    return text, _triton_error(source, "triton_compilation_error", text, def_pos, pos,
-                               "arange's range must be a power of 2")
+        return i, _typo(arg, rng, taken) or arg + "_"
+    return i, str(int(rng.choice([24, 48, 96, 100, 192])))
+
+
+def _make_triton_compilation_error(source: Source, sites: tuple, choice: tuple):
+    (what, def_pos, pos, arg), new = sites[0][choice[0]], choice[1]
+    if what == "name":
+        return Edit(pos, pos + len(arg), new), TritonAt("triton_compilation_error", def_pos, pos,
+                                                        f"NameError('{new} is not defined')")
+    return Edit(arg.start(1), arg.end(1), new), TritonAt("triton_compilation_error", def_pos, pos,
+                                                         "arange's range must be a power of 2")
 
 
 _FP8_REFUSED = ("type fp8e4nv not supported in this architecture. The supported fp8 dtypes are "
                 "('fp8e4b15', 'fp8e5')")
 
 
-def _triton_fp8_unsupported(source: Source, rng):
+def _fp8_cast_sites(source: Source) -> list[tuple[int, re.Match]]:
+    """Float results cast down for storing (the kernel's `def` offset, the cast), where fp8e4nv is refused."""
     if _cc(source) >= 89:
         raise NoFaultSite(f"{source.filename}: fp8e4nv compiles on {source.compile_arch}; no fault to make")
     code = code_view(source.text, "triton")
@@ -803,36 +935,81 @@ def _triton_fp8_unsupported(source: Source, rng):
         # a float result cast down for storing (integer data cast to fp8 fails with another message)
         sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\((?:tl\.(?:float16|bfloat16)|"
                                                  r"\w+\.dtype(?:\.element_ty)?)\)", code[:end]) if m.start() > start]
-    def_pos, m = _pick(sites, "triton_fp8_unsupported", source, rng)
-    new = f"{m.group(1)}.to(tl.float8e4nv)"
-    text = source.text[:m.start()] + new + source.text[m.end():]
-    return text, _triton_error(source, "triton_fp8_unsupported", text, def_pos, m.start(), _FP8_REFUSED)
+    return sites
+
+
+def _make_triton_fp8_unsupported(source: Source, sites: list, choice: tuple):
+    def_pos, m = sites[choice[0]]
+    return (Edit(m.start(), m.end(), f"{m.group(1)}.to(tl.float8e4nv)"),
+            TritonAt("triton_fp8_unsupported", def_pos, m.start(), _FP8_REFUSED))
 
 
 def _cc(source: Source) -> int:
     return int(re.sub(r"\D", "", source.compile_arch))
 
 
-_INJECTORS = {
-    "undefined_identifier": _undefined_identifier, "missing_semicolon": _missing_semicolon,
-    "type_mismatch": _type_mismatch, "wrong_template_arg": _wrong_template_arg,
-    "static_smem_overflow": _static_smem_overflow, "missing_syncthreads": _missing_syncthreads,
-    "off_by_one_mask": _off_by_one_mask, "wrong_stride": _wrong_stride, "dropped_scale": _dropped_scale,
-    "racy_reduction": _racy_reduction, "triton_compilation_error": _triton_compilation_error,
-    "triton_fp8_unsupported": _triton_fp8_unsupported,
+@dataclass(frozen=True)
+class FaultMaker:
+    """How one fault kind is made, in three steps, so that the costly one can run once for many renders:
+    `sites(source)` finds where it can be made (pure); `draw(source, sites, rng)` is the random choice, a
+    hashable tuple and the only use of rng (raises NoFaultSite when there is no site); `make(source, sites,
+    choice)` is the edit and the tool's report (an Expected, or a position in the edited text: NvccAt/TritonAt)."""
+
+    sites: Callable
+    draw: Callable
+    make: Callable
+
+
+def _one_site(kind: str) -> Callable:
+    def draw(source: Source, sites: list, rng) -> tuple:
+        return (_pick(sites, kind, source, rng),)
+    return draw
+
+
+def _site_edit(kind: str) -> Callable:
+    """`make` of a wrong-result kind whose sites are the edits themselves."""
+    def make(source: Source, sites: list[Edit], choice: tuple):
+        return sites[choice[0]], _wrong(kind)
+    return make
+
+
+MAKERS = {
+    "undefined_identifier": FaultMaker(_DeclaredNames, _draw_undefined_identifier, _make_undefined_identifier),
+    "missing_semicolon": FaultMaker(_semicolon_sites, _one_site("missing_semicolon"), _make_missing_semicolon),
+    "type_mismatch": FaultMaker(_type_mismatch_sites, _draw_type_mismatch, _make_type_mismatch),
+    "wrong_template_arg": FaultMaker(_template_arg_sites, _draw_wrong_template_arg, _make_wrong_template_arg),
+    "static_smem_overflow": FaultMaker(_shared_array_sites, _draw_static_smem_overflow, _make_static_smem_overflow),
+    "missing_syncthreads": FaultMaker(_barrier_sites, _one_site("missing_syncthreads"),
+                                      _site_edit("missing_syncthreads")),
+    "off_by_one_mask": FaultMaker(_mask_sites, _one_site("off_by_one_mask"), _site_edit("off_by_one_mask")),
+    "wrong_stride": FaultMaker(_stride_sites, _draw_wrong_stride, _make_wrong_stride),
+    "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _site_edit("dropped_scale")),
+    "racy_reduction": FaultMaker(_reduction_sites, _one_site("racy_reduction"), _site_edit("racy_reduction")),
+    "triton_compilation_error": FaultMaker(_triton_error_sites, _draw_triton_compilation_error,
+                                           _make_triton_compilation_error),
+    "triton_fp8_unsupported": FaultMaker(_fp8_cast_sites, _one_site("triton_fp8_unsupported"),
+                                         _make_triton_fp8_unsupported),
 }
 
 
-def inject(source: Source, kind: str, rng) -> tuple[Source, Expected]:
-    """Make fault `kind` in `source` (a real edit at a site chosen by `rng`); raise NoFaultSite if none."""
+def maker_for(source: Source, kind: str) -> FaultMaker:
+    """The maker of text fault `kind` for this source's language; NoFaultSite for a kind that is no text edit."""
     if kind not in FAULT_KINDS:
         raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
     if kind not in TEXT_KINDS[source.lang]:
         why = ("it comes from the variant/params choice: see expect_clean" if kind in OUTCOME_KINDS
                else f"it does not apply to {source.lang} sources")
         raise NoFaultSite(f"{source.filename}: fault kind {kind!r} is not made by editing text: {why}")
-    text, expected = _INJECTORS[kind](source, rng)
-    return replace(source, text=text), expected
+    return MAKERS[kind]
+
+
+def inject(source: Source, kind: str, rng) -> tuple[Source, Expected]:
+    """Make fault `kind` in `source` (a real edit at a site chosen by `rng`); raise NoFaultSite if none."""
+    maker = maker_for(source, kind)
+    sites = maker.sites(source)
+    edit, report = maker.make(source, sites, maker.draw(source, sites, rng))
+    text = edit.apply(source.text)
+    return replace(source, text=text), report_expected(source, text, report)
 
 
 class _NullRng:
@@ -853,8 +1030,9 @@ def applicable_kinds(source: Source) -> tuple[str, ...]:
     """The text kinds that have at least one site in `source`."""
     out = []
     for kind in TEXT_KINDS[source.lang]:
+        maker = MAKERS[kind]
         try:
-            _INJECTORS[kind](source, _NullRng())
+            maker.draw(source, maker.sites(source), _NullRng())
         except NoFaultSite:
             continue
         out.append(kind)

@@ -1,0 +1,89 @@
+"""Faults carried across a template family give exactly what injecting into each render gives."""
+from __future__ import annotations
+
+import collections
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from generator.kernels import fault_families, render
+from generator.kernels.faults import TEXT_KINDS, NoFaultSite, inject
+from generator.tasks import all_tasks
+from generator.variants import variants_for
+
+
+def _outcome(fn, seed: int):
+    """(edited source, expected, the rng's next draw) of one injection, or the NoFaultSite message."""
+    rng = np.random.default_rng(seed)
+    try:
+        source, expected = fn(rng)
+        return source, expected, rng.random()
+    except NoFaultSite as exc:
+        return str(exc), None, rng.random()
+
+
+def _pairs(seed: int, limit: int | None = None):
+    """Two renders of one family per (op, impl, dtype, variant): two tasks (other GPU or shape), each with its
+    own random tuned parameters."""
+    rand = random.Random(seed)
+    by_family = collections.defaultdict(list)
+    for task in all_tasks():
+        by_family[(task.op, task.impl, task.dtype)].append(task)
+    families = sorted(by_family)
+    for key in families if limit is None else rand.sample(families, limit):
+        first, second = rand.sample(by_family[key], 2) if len(by_family[key]) > 1 else by_family[key] * 2
+        for variant in variants_for(*key):
+            renders = []
+            for task in (first, second):
+                params = {name: rand.choice(values) for name, values in variant.params.items()}
+                renders.append(render(task, variant, params))
+            yield (f"test-{seed}", *key, variant.tag), renders
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_carried_faults_equal_direct_injection_across_the_catalog(seed):
+    """Every family of the catalog; a random carried kind per render pair (both kinds for a sample)."""
+    rand = random.Random(seed)
+    cases = differing = 0
+    for family, (first, second) in _pairs(seed):
+        kinds = sorted(fault_families.CARRIED_KINDS & set(TEXT_KINDS[first.lang]))
+        for kind in rand.sample(kinds, 1):
+            _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), seed)   # the first
+            carried = _outcome(lambda rng: fault_families.inject_like(second, kind, rng, family), seed)
+            direct = _outcome(lambda rng: inject(second, kind, rng), seed)
+            assert carried == direct, (family, kind)
+            cases += 1
+            differing += first.text != second.text
+    assert cases > 500 and differing > 0.9 * cases
+
+
+def test_every_kind_of_a_sample_of_families_with_several_draws():
+    for family, (first, second) in _pairs(7, limit=12):
+        for kind in sorted(fault_families.CARRIED_KINDS & set(TEXT_KINDS[first.lang])):
+            _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), 0)
+            for seed in range(3):
+                assert (_outcome(lambda rng: fault_families.inject_like(second, kind, rng, family), seed)
+                        == _outcome(lambda rng: inject(second, kind, rng), seed)), (family, kind, seed)
+
+
+def test_a_render_whose_lines_all_differ_gets_the_direct_fault():
+    """Nothing can be carried to a render whose every line differs from the family's first (the edit and the
+    shown line always fall on a differing line): it gets the fault `inject` makes, from the same rng state."""
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.dtype == "fp16")
+    variant = variants_for("rmsnorm", "cuda", "fp16")[0]
+    first = render(task, variant, {})
+    family = ("test-differing-lines", task.op, task.impl, task.dtype, variant.tag)
+    other = replace(first, text="\n".join(line + " " for line in first.text.split("\n")))
+    for kind in ("missing_semicolon", "undefined_identifier", "off_by_one_mask"):
+        _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), 0)
+        for seed in range(3):
+            carried = _outcome(lambda rng: fault_families.inject_like(other, kind, rng, family), seed)
+            assert carried == _outcome(lambda rng: inject(other, kind, rng), seed)
+            assert carried[1] is None or carried[0].text != first.text
+
+
+def test_kinds_that_read_the_compile_target_are_not_carried():
+    assert "static_smem_overflow" not in fault_families.CARRIED_KINDS
+    assert "triton_fp8_unsupported" not in fault_families.CARRIED_KINDS

@@ -741,6 +741,9 @@ def _barrier_sites(source: Source) -> list[Edit]:
     return _live(sites, source, lambda s: s.start)
 
 
+_LESS_THAN = re.compile(r"[\w\]]\s*(<)\s*[A-Za-z_(]")
+
+
 def _mask_sites(source: Source) -> list[Edit]:
     """A bounds check's `<` made `<=`."""
     code = code_view(source.text, source.lang)
@@ -750,22 +753,25 @@ def _mask_sites(source: Source) -> list[Edit]:
             end = code.find(")", cond.end())
             while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
                 end = code.find(")", end + 1)
-            sites += [m.start(1) for m in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", code[:end]) if m.start() >= cond.end()
-                      and code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
+            sites += [m.start(1) for m in _LESS_THAN.finditer(code, cond.end(), end)
+                      if code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
     else:
         for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
-            sites += [m.start() + c.start(1) for c in re.finditer(r"[\w\]]\s*(<)\s*[A-Za-z_(]", m.group(0))
+            sites += [m.start() + c.start(1) for c in _LESS_THAN.finditer(m.group(0))
                       if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
     return [Edit(pos, pos + 1, "<=") for pos in _live(sites, source, lambda s: s)]
+
+
+_TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))")
 
 
 def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
     """Multipliers inside subscripts (the match, the other multipliers in scope there)."""
     code = code_view(source.text, source.lang)
     if source.lang == "cuda":
+        # a match cannot start before the `[` and reach into the subscript (no part of it matches `[`)
         found = [m for sub in re.finditer(r"\[([^\[\]]+)\]", code)
-                 for m in re.finditer(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))", code[:sub.end()])
-                 if m.start() >= sub.start()]
+                 for m in _TIMES_NAME.finditer(code, sub.start(), sub.end())]
     else:
         found = list(re.finditer(r"\*\s*(stride_\w+)\b", code))
     sites = []
@@ -799,32 +805,56 @@ def _function_start(code: str, pos: int, lang: str) -> int:
     if lang != "cuda":
         d = code.rfind("\ndef ", 0, pos)
         return d + 1 if d >= 0 else 0
-    depth, start = 0, 0
-    for m in re.finditer(r"[{}]", code[:pos]):
-        if m.group(0) == "{":
-            if depth == 0:
-                start = code.rfind(";", 0, m.start()) + 1
-                start = max(start, code.rfind("}", 0, m.start()) + 1)
-            depth += 1
-        else:
-            depth = max(0, depth - 1)
-    return start
+    opens = _top_level_opens(code)
+    i = bisect.bisect_left(opens, pos) - 1          # the last file-scope `{` before pos
+    if i < 0:
+        return 0
+    return max(code.rfind(";", 0, opens[i]), code.rfind("}", 0, opens[i])) + 1
 
 
-_TYPE_BEFORE = re.compile(r"(?:\b(?:half|float|int|double|char|void|__half|__nv_bfloat16|half2|float2|float4|\w+_t)"
-                          r"|\bconst)\s*$")
+@lru_cache(maxsize=64)
+def _top_level_opens(code: str) -> list[int]:
+    opens, _closes, parents = _blocks(code)
+    return [o for o, parent in zip(opens, parents) if parent < 0]
+
+
+_TYPE_WORDS = frozenset("half float int double char void __half __nv_bfloat16 half2 float2 float4 const".split())
+
+
+def _word_before(code: str, pos: int) -> tuple[str, str]:
+    """(the word code[:pos] ends with, spaces skipped; the character that ends it, or "")."""
+    j = _skip_space_back(code, pos - 1)
+    k = j
+    while k >= 0 and (code[k].isalnum() or code[k] == "_"):
+        k -= 1
+    return code[k + 1:j + 1], code[j] if j >= 0 else ""
+
+
+def _is_type_word(word: str) -> bool:
+    """A type name (or `const`): a `*` after it declares a pointer."""
+    return word in _TYPE_WORDS or (len(word) > 2 and word.endswith("_t"))
+
+
+# Without a leading `\s*` in the pattern: on the long blank runs of a code view that costs quadratic time.
+_TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])")
 
 
 def _scale_sites(source: Source) -> list[Edit]:
     """A multiplication by a scale factor, deleted."""
     code = code_view(source.text, source.lang)
     sites = []
-    for m in re.finditer(r"\s*\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])", code):
-        if _TYPE_BEFORE.search(code[:m.start()]) or code[m.start() - 1:m.start()] in "*/=":
+    end = 0
+    for m in _TIMES_SCALE.finditer(code):
+        start = m.start()            # the deletion takes the spaces before the `*` too
+        while start > end and code[start - 1].isspace():
+            start -= 1
+        end = m.end()
+        if _is_type_word(_word_before(code, start)[0]) or code[start - 1:start] in "*/=":
             continue
-        sites.append((m.start(), m.end()))
+        sites.append((start, end))
     for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*[Ss]cale\w*|[Ss]cale\w*)\s*\*\s*(?!=)", code):
-        if not _TYPE_BEFORE.search(code[:m.start()]) and not re.search(r"[\w)\]]\s*$", code[:m.start()]) \
+        word, last = _word_before(code, m.start())
+        if not _is_type_word(word) and not (word or (last and last in ")]")) \
                 and code[m.start() - 1:m.start()] not in "*/":
             sites.append((m.start(), m.end()))
     return [Edit(start, end, "") for start, end in _live(sites, source, lambda s: s[0])]

@@ -94,7 +94,7 @@ def _lines(stream, remaining: int) -> Iterator[bytes]:
 def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, bytes, list[Problem], Record | None]]:
     """Yield (local line number, raw line, problems, record) for every line of the chunk."""
     chunk = scan.chunk
-    schema = chunk.schema
+    check = _RowCheck(chunk.schema, semantic_rules, scan.seen)
     lineno = 0
     with open(chunk.path, "rb", buffering=0) as stream:
         stream.seek(chunk.start)
@@ -104,12 +104,8 @@ def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, bytes, l
             problems = [Problem(*p) for p in lint] if lint else []
             if line[-1:] != b"\n":  # only the file's last line can lack it
                 problems.append(Problem(*jsonl_lint.NO_FINAL_NEWLINE))
-            record = None
-            if row is not None:
-                schema = schema or sniff_schema(row)
-                record = _check_row(row, schema, problems, scan.seen, semantic_rules)
-            yield lineno, line, problems, record
-    scan.lines, scan.schema = lineno, schema
+            yield lineno, line, problems, None if row is None else check(row, problems)
+    scan.lines, scan.schema = lineno, check.schema
 
 
 def scan_chunk(chunk: Chunk, semantic_rules: bool) -> Scan:
@@ -134,19 +130,39 @@ def task_key(row: dict) -> tuple | None:
         return None
 
 
-def _check_row(row: dict, schema: str | None, problems: list, seen: set, semantic_rules: bool) -> Record:
-    if schema is None:
-        return Record(None, None, None, tuple((k, _type_name(v)) for k, v in row.items()))
-    rules = compiled(schema)
-    valid = rules.is_valid(row)
-    if not valid:
-        problems += [Problem("schema", f"{where}: {msg}") for where, msg in rules.errors(row)]
-    for where, msg in rules.number_problems(row, seen):
-        problems.append(Problem("number_type", f"{where}: {msg}"))
-    if valid and semantic_rules:
-        problems += [Problem("semantic", msg) for msg in semantic.check(schema, row)]
-    row_id = row.get(ID_FIELDS.get(schema, ""))
-    return Record(schema, row_id if isinstance(row_id, str) else None, task_key(row), None)
+class _RowCheck:
+    """Everything one parsed row is held to, with the schema's compiled rules and the semantic rules looked up once
+    per scan rather than per row. The schema is the chunk's, else sniffed from the first row that tells."""
+
+    def __init__(self, schema: str | None, semantic_rules: bool, seen: set):
+        self.schema = None
+        self.semantic_rules = semantic_rules
+        self.seen = seen
+        if schema:
+            self._use(schema)
+
+    def _use(self, schema: str) -> None:
+        self.schema = schema
+        self.rules = compiled(schema)
+        self.semantic = semantic.rules_for(schema) if self.semantic_rules else ()
+        self.id_field = ID_FIELDS.get(schema, "")
+
+    def __call__(self, row: dict, problems: list) -> Record:
+        if self.schema is None:
+            sniffed = sniff_schema(row)
+            if sniffed is None:
+                return Record(None, None, None, tuple((k, _type_name(v)) for k, v in row.items()))
+            self._use(sniffed)
+        rules = self.rules
+        valid = rules.is_valid(row)
+        if not valid:
+            problems += [Problem("schema", f"{where}: {msg}") for where, msg in rules.errors(row)]
+        for where, msg in rules.number_problems(row, self.seen):
+            problems.append(Problem("number_type", f"{where}: {msg}"))
+        if valid and self.semantic:
+            problems += [Problem("semantic", msg) for msg in semantic.run(self.semantic, row)]
+        row_id = row.get(self.id_field)
+        return Record(self.schema, row_id if isinstance(row_id, str) else None, task_key(row), None)
 
 
 def _type_name(value) -> str | None:

@@ -28,8 +28,13 @@ _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, Zero
 
 def check(schema: str, row: dict) -> list[str]:
     """Messages for every rule `row` (already valid against `schema`) breaks, each naming its rule."""
+    return run(rules_for(schema), row)
+
+
+def run(rules: tuple[tuple[str, Callable[[dict], str | None]], ...], row: dict) -> list[str]:
+    """`check` with the rules already looked up (a scan looks them up once, not once per row)."""
     out = []
-    for name, rule in rules_for(schema):
+    for name, rule in rules:
         try:
             message = rule(row)
         except _ROW_ERRORS as exc:

@@ -8,6 +8,7 @@ The writer exits non-zero when any check fails, so these are the dataset's invar
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,22 +69,17 @@ def failures(report: dict) -> list[str]:
 
 # ---------------------------------------------------------------- kernelinfer checks
 KI = "kernelinfer"
-_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|wrong_result)")
+# a feedback turn's first line, matched from the start of the turn up to its first newline or its end
+_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|wrong_result)(?=\n|\Z)")
 _SPEEDUP_RTOL = 2e-3     # speedup and times are rounded to a few significant digits
 
 
-def _header(content: str) -> tuple[int, str] | None:
-    end = content.find("\n")
-    m = _HEADER.fullmatch(content, 0, len(content) if end < 0 else end)
-    if not m:
-        return None
-    h, mm, ss, status = m.groups()
-    return int(h) * 3600 + int(mm) * 60 + int(ss), status
+_NO_HEADER = object()   # what a turn without a RESULT line says: equal to no status a trace can hold
 
 
-def _headers(row) -> list[tuple[int, str] | None]:
-    """The parsed RESULT line of every feedback turn."""
-    return [_header(m["content"]) for m in row["messages"][3::2]]
+def _headers(row) -> list[re.Match | None]:
+    """The RESULT line of every feedback turn, matched (None where the first line is not one)."""
+    return list(map(_HEADER.match, [m["content"] for m in row["messages"][3::2]]))
 
 
 @check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")
@@ -107,19 +103,22 @@ def _message_roles(row):
 
 @check(KI, "feedback_header", "each feedback turn starts with '[t+H:MM:SS] RESULT <status>' matching the trace")
 def _feedback_header(row):
-    headers = _headers(row)
-    for i, entry in enumerate(row["trace"]):
-        parsed = headers[i] if i < len(headers) else None
-        if parsed is None:
+    said = [h[4] if h else _NO_HEADER for h in _headers(row)]
+    trace = row["trace"]
+    if said[:len(trace)] == [entry["status"] for entry in trace]:
+        return None
+    for i, entry in enumerate(trace):
+        status = said[i] if i < len(said) else _NO_HEADER
+        if status is _NO_HEADER:
             return f"step {entry['step']}: feedback first line is not '[t+H:MM:SS] RESULT <status>'"
-        if parsed[1] != entry["status"]:
-            return f"step {entry['step']}: feedback says {parsed[1]}, trace says {entry['status']}"
+        if status != entry["status"]:
+            return f"step {entry['step']}: feedback says {status}, trace says {entry['status']}"
 
 
 @check(KI, "timestamps", "feedback timestamps strictly increase; the last equals elapsed_s and elapsed_hms")
 def _timestamps(row):
-    secs = [s[0] for s in _headers(row) if s]
-    if any(b <= a for a, b in zip(secs, secs[1:])):
+    secs = [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in _headers(row) if h]
+    if not all(map(operator.lt, secs, secs[1:])):
         return "timestamps do not strictly increase"
     if not secs or secs[-1] != row["elapsed_s"]:
         return f"last timestamp {secs[-1] if secs else None} != elapsed_s {row['elapsed_s']}"

@@ -36,6 +36,25 @@ def check(dataset: str, name: str, description: str, *, scope: str = "row"):
     return register
 
 
+@dataclass(frozen=True)
+class Shortcut:
+    fn: Callable          # row -> bool
+    vouches: frozenset    # the row check functions a True answer vouches for
+
+
+SHORTCUTS: dict[str, Shortcut] = {}
+
+
+def shortcut(dataset: str, checks):
+    """Register `fn(row) -> bool` as the validator's shortcut through `checks` (row check functions of `dataset`):
+    True must mean every one of them passes on that row, when the row is valid against the dataset's schema;
+    False only means "run them". The writers' QA never takes it: its reports come from the checks themselves."""
+    def register(fn: Callable) -> Callable:
+        SHORTCUTS[dataset] = Shortcut(fn, frozenset(checks))
+        return fn
+    return register
+
+
 def run_checks(dataset: str, rows: list[dict], batch: str, *, id_field: str) -> dict:
     """Run every registered check of `dataset` over `rows`; return the batch's QA report dict."""
     results = []

@@ -8,10 +8,13 @@ from the kept results.
 from __future__ import annotations
 
 import math
+import operator
 import re
+from collections import Counter
 
 from generator import rewards
-from generator.qa import check, variant_requires
+from generator.hardware import GPUS
+from generator.qa import check, shortcut, variant_requires
 from generator.swarm import HOURS_RANGE, SCENARIOS
 
 KS = "kernelswarm"
@@ -191,3 +194,67 @@ def _unique(rows):
             out.append(f"duplicate episode_id {r['episode_id']}")
         seen.add(r["episode_id"])
     return out
+
+
+ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
+              _physics, _arch_gating)
+
+
+@shortcut(KS, ROW_CHECKS)
+def row_checks_pass(row) -> bool:
+    """True only if every check of ROW_CHECKS passes on `row`, a row valid against schema/episode.schema.json: the
+    validator's hot path, one pass over the results instead of one pass over all messages per check.
+
+    It leans on what the schema already guarantees (each kind's sender roles and fields, a zero reward on every
+    kind but result and verdict; tests/test_validate_semantic.py proves the schema says so). False says only "look
+    closer": the checks themselves then name what fails. A malformed row raises, as the checks would.
+    """
+    msgs, agents, n = row["messages"], row["agents"], row["num_messages"]
+    found = _ID.match(row["episode_id"])
+    if n != len(msgs) or not found or int(found["n"]) != n or found["scenario"] != row["scenario"]:
+        return False
+    lo, hi = SCENARIOS[row["scenario"]]
+    if not lo <= row["n_agents"] <= hi or len(agents) != row["n_agents"] + 1 or agents[0]["id"] != "lead":
+        return False
+    ts = [m["t"] for m in msgs]
+    lo, hi = HOURS_RANGE
+    if not all(map(operator.le, ts, ts[1:])) or row["elapsed_s"] != ts[-1] or not lo * 3600 <= ts[-1] <= hi * 3600:
+        return False
+    roles = {a["id"]: a["role"] for a in agents}
+    if any(role != "env" and roles.get(agent) != role for agent, role in {(m["agent"], m["role"]) for m in msgs}):
+        return False
+    tries = Counter([m["agent"] for m in msgs if m["kind"] == "candidate"])
+    baseline, roofline, have = row["baseline_ms"], row["roofline_ms"], GPUS[row["gpu"]].features
+    op, impl, dtype = row["op"], row["impl"], row["dtype"]
+    shared, owner, kept, best = baseline, None, Counter(), {}
+    for m in msgs:
+        kind = m["kind"]
+        if kind == "result":
+            status, t = m["status"], m["time_ms"]
+            if not math.isclose(m["reward"], rewards.result_reward(status, t, shared), abs_tol=2e-6):
+                return False
+            if variant_requires(op, impl, m["variant"], dtype) - have and status != "unsupported_arch":
+                return False
+            if status == "ok":
+                if t < roofline:
+                    return False
+                best[m["to"]] = min(best.get(m["to"], math.inf), t)
+                if t < shared:
+                    shared, owner = t, m["to"]
+                    kept[owner] += 1
+        elif kind == "merge":
+            if m["time_ms"] != shared or m["to"] != owner:
+                return False
+        elif kind == "leaderboard":
+            entries = [line.groups() for line in map(_BOARD_LINE.match, m["content"].splitlines()[1:]) if line]
+            times = [float(t) for _agent, t in entries]
+            if times != sorted(times) or {a for a, _t in entries} != best.keys():
+                return False
+        elif kind == "verdict":
+            if not math.isclose(m["reward"], rewards.verdict_reward(row["speedup"]), abs_tol=2e-6):
+                return False
+    if any((a["tries"], a["kept"], a["best_ms"]) != (tries[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
+        return False
+    best_ms = row["best_ms"]
+    return (bool(best) and best_ms == min(best.values()) and best_ms < baseline
+            and math.isclose(row["speedup"], baseline / best_ms, rel_tol=_SPEEDUP_RTOL))

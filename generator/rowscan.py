@@ -144,7 +144,7 @@ class _RowCheck:
     def _use(self, schema: str) -> None:
         self.schema = schema
         self.rules = compiled(schema)
-        self.semantic = semantic.rules_for(schema) if self.semantic_rules else ()
+        self.semantic = semantic.rules_for(schema) if self.semantic_rules else None
         self.id_field = ID_FIELDS.get(schema, "")
 
     def __call__(self, row: dict, problems: list) -> Record:
@@ -159,7 +159,7 @@ class _RowCheck:
             problems += [Problem("schema", f"{where}: {msg}") for where, msg in rules.errors(row)]
         for where, msg in rules.number_problems(row, self.seen):
             problems.append(Problem("number_type", f"{where}: {msg}"))
-        if valid and self.semantic:
+        if valid and self.semantic is not None:
             problems += [Problem("semantic", msg) for msg in semantic.run(self.semantic, row)]
         row_id = row.get(self.id_field)
         return Record(self.schema, row_id if isinstance(row_id, str) else None, task_key(row), None)

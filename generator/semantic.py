@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Callable
+from typing import Callable, NamedTuple
+
+from generator import qa
 
 # schema -> (QA dataset name, module that registers its checks in generator.qa.REGISTRY)
 QA_DATASETS = {"session": ("kernelinfer", "generator.qa"), "episode": ("kernelswarm", "generator.qa_swarm")}
@@ -26,15 +28,34 @@ QA_ONLY = frozenset({
 _ROW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ZeroDivisionError)
 
 
+Rule = tuple[str, Callable[[dict], "str | None"]]   # (name, row -> problem or None)
+
+
+class Rules(NamedTuple):
+    """The rules of one schema, and the dataset's shortcut (see `generator.qa.shortcut`), if it has one: when
+    the shortcut says yes, only the rules it does not vouch for still run."""
+
+    all: tuple[Rule, ...]
+    shortcut: Callable[[dict], bool] | None = None
+    unvouched: tuple[Rule, ...] = ()
+
+
 def check(schema: str, row: dict) -> list[str]:
     """Messages for every rule `row` (already valid against `schema`) breaks, each naming its rule."""
     return run(rules_for(schema), row)
 
 
-def run(rules: tuple[tuple[str, Callable[[dict], str | None]], ...], row: dict) -> list[str]:
+def run(rules: Rules, row: dict) -> list[str]:
     """`check` with the rules already looked up (a scan looks them up once, not once per row)."""
+    todo = rules.all
+    if rules.shortcut is not None:
+        try:
+            if rules.shortcut(row):
+                todo = rules.unvouched
+        except _ROW_ERRORS:     # the rules themselves say what cannot be checked
+            pass
     out = []
-    for name, rule in rules:
+    for name, rule in todo:
         try:
             message = rule(row)
         except _ROW_ERRORS as exc:
@@ -44,26 +65,28 @@ def run(rules: tuple[tuple[str, Callable[[dict], str | None]], ...], row: dict) 
     return out
 
 
-def rules_for(schema: str) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
-    """(name, rule) pairs for rows of `schema`: the QA registry's row checks as registered *now* (a check
-    registered or removed later is seen, so no stale rule outlives a change to the registry)."""
+def rules_for(schema: str) -> Rules:
+    """The rules for rows of `schema`: the QA registry's row checks as registered *now* (a check registered or
+    removed later is seen, so no stale rule outlives a change to the registry)."""
     checks: tuple = ()
+    shortcut = None
     if schema in QA_DATASETS:
         dataset, module = QA_DATASETS[schema]
         importlib.import_module(module)
-        from generator.qa import REGISTRY
-
-        checks = tuple(REGISTRY.get(dataset, ()))
-    return _rules(schema, checks)
+        checks = tuple(qa.REGISTRY.get(dataset, ()))
+        shortcut = qa.SHORTCUTS.get(dataset)
+    return _rules(schema, checks, shortcut)
 
 
 @functools.lru_cache(maxsize=16)
-def _rules(schema: str, checks: tuple) -> tuple[tuple[str, Callable[[dict], str | None]], ...]:
+def _rules(schema: str, checks: tuple, shortcut: qa.Shortcut | None) -> Rules:
     rules = [("task_in_catalog", task_in_catalog)]
     if schema in ("session", "task"):
         rules.append(("baseline_above_roofline", baseline_above_roofline))
     rules += [(c.name, c.fn) for c in checks if c.scope == "row" and c.name not in QA_ONLY]
-    return tuple(rules)
+    if shortcut is None:
+        return Rules(tuple(rules))
+    return Rules(tuple(rules), shortcut.fn, tuple(r for r in rules if r[1] not in shortcut.vouches))
 
 
 def task_in_catalog(row: dict) -> str | None:

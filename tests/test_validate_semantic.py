@@ -111,3 +111,110 @@ def test_every_qa_only_name_is_a_registered_check():
     semantic.rules_for("session"), semantic.rules_for("episode")
     names = {c.name for checks in REGISTRY.values() for c in checks}
     assert semantic.QA_ONLY <= names
+
+
+# ---------------------------------------------------------------- the kernelswarm shortcut
+@pytest.fixture(scope="module")
+def episodes() -> list[dict]:
+    from generator.swarm_plan import episode
+
+    return [episode(3, 120, 20, i) for i in range(0, 120, 6)]
+
+
+def test_the_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes):
+    from generator import qa, qa_swarm
+
+    registered = {c.fn for c in qa.REGISTRY["kernelswarm"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
+    assert qa.SHORTCUTS["kernelswarm"].vouches == registered == set(qa_swarm.ROW_CHECKS)
+    assert all(qa_swarm.row_checks_pass(row) for row in episodes)
+
+
+def test_the_schema_makes_what_the_shortcut_leans_on(episodes):
+    """Each kind's sender roles and fields, and a zero reward on every kind but result and verdict."""
+    from generator.qa_swarm import KIND_ROLES, REQUIRED_FIELDS
+    from generator.schemas import compiled
+
+    is_valid = compiled("episode").is_valid
+    roles = set().union(*KIND_ROLES.values())
+    seen = set()
+    for row in episodes:
+        for i, m in enumerate(row["messages"]):
+            if m["kind"] in seen:
+                continue
+            seen.add(m["kind"])
+            for role in roles - KIND_ROLES[m["kind"]]:
+                assert not is_valid(_broken(row, lambda r: _set(r["messages"][i], role=role))), (m["kind"], role)
+            for name in REQUIRED_FIELDS.get(m["kind"], ()):
+                assert not is_valid(_broken(row, lambda r: r["messages"][i].pop(name))), (m["kind"], name)
+            if m["kind"] not in ("result", "verdict"):
+                assert not is_valid(_broken(row, lambda r: _set(r["messages"][i], reward=0.5))), m["kind"]
+    assert seen == set(KIND_ROLES)
+
+
+def _mutant(row: dict, rng) -> dict:
+    """`row` with one thing changed, mostly to a value the same field holds elsewhere in the row."""
+    row = copy.deepcopy(row)
+    msgs = row["messages"]
+    i = int(rng.integers(len(msgs)))
+    pick = int(rng.integers(9))
+    if pick == 8:                                  # a result names a variant the GPU cannot run
+        from generator.hardware import GPUS
+        from generator.variants import variants_for
+
+        gated = [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
+                 if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
+        results = [m for m in msgs if m["kind"] == "result"]
+        if gated:
+            results[int(rng.integers(len(results)))]["variant"] = gated[0]
+    elif pick < 3:                                   # a message field takes another message's value
+        name = str(rng.choice([k for k in msgs[i] if k != "content"]))
+        values = [m[name] for m in msgs if name in m]
+        msgs[i][name] = values[int(rng.integers(len(values)))]
+    elif pick == 3:                                # a leaderboard line moved, or a message moved
+        boards = [m for m in msgs if m["kind"] == "leaderboard"]
+        lines = boards[0]["content"].splitlines() if boards else []
+        if len(lines) > 2:
+            lines[1], lines[-1] = lines[-1], lines[1]
+            boards[0]["content"] = "\n".join(lines)
+        else:
+            msgs.insert(int(rng.integers(len(msgs))), msgs.pop(i))
+    elif pick == 4:                                # a number of the row nudged
+        name = str(rng.choice(["best_ms", "speedup", "elapsed_s", "baseline_ms", "roofline_ms"]))
+        row[name] = row[name] * float(rng.choice([0.5, 0.999, 1.001, 2.0]))
+    elif pick == 5:                                # an agent's tally
+        agent = row["agents"][int(rng.integers(len(row["agents"])))]
+        name = str(rng.choice(["tries", "kept", "best_ms"]))
+        agent[name] = None if name == "best_ms" and agent[name] else agent[name] + 1 if name != "best_ms" else 1.0
+    elif pick == 6:                                # a time or reward nudged
+        name = "time_ms" if msgs[i].get("time_ms") else "reward"
+        msgs[i][name] = msgs[i][name] * float(rng.choice([0.5, 0.999, 1.001, 2.0])) or 0.25
+    else:                                          # a count or the id
+        name = str(rng.choice(["num_messages", "n_agents", "episode_id"]))
+        row[name] = row[name] + ("_x" if name == "episode_id" else int(rng.choice([-1, 1])))
+    return row
+
+
+def test_the_shortcut_never_passes_a_row_a_check_fails(episodes):
+    """Schema-valid mutants of real rows: whenever any vouched-for check fails (or cannot run), so does the
+    shortcut."""
+    import numpy as np
+
+    from generator.qa_swarm import ROW_CHECKS, row_checks_pass
+    from generator.schemas import compiled
+
+    def fails(check, row) -> bool:
+        try:
+            return bool(check(row))
+        except semantic._ROW_ERRORS:
+            return True
+
+    rng = np.random.default_rng(0)
+    is_valid = compiled("episode").is_valid
+    failing = 0
+    for n in range(1500):
+        row = _mutant(episodes[n % len(episodes)], rng)
+        if not is_valid(row) or not any(fails(c, row) for c in ROW_CHECKS):
+            continue
+        failing += 1
+        assert fails(lambda r: not row_checks_pass(r), row), [c.__name__ for c in ROW_CHECKS if fails(c, row)]
+    assert failing >= 300

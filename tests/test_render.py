@@ -88,6 +88,21 @@ def test_fixture_render_fills_standard_placeholders_and_is_deterministic():
     assert diff == ["-#define NUM_THREADS 128", "+#define NUM_THREADS 256"]
 
 
+def test_tuned_values_fill_the_bound_template_and_snippet(tmp_path):
+    """A template is bound to the task once and only the tuned slots are filled per render: the text is the
+    same as substituting everything at once, a tuned placeholder may end the snippet (whose trailing newlines
+    are dropped), and one bound template serves every value."""
+    task, v = _rmsnorm()
+    d = tmp_path / "cuda" / "rownorm"
+    (d / "ops").mkdir(parents=True)
+    (d / "naive.cu").write_text("{{PRELUDE}}\n{{TUNED_CONSTANTS}}\n// {{OP}} on {{GPU}}\n{{OP_SNIPPET}}\nint tail;\n")
+    (d / "ops" / "_default.cuh").write_text("// {{KERNEL_NAME}}\n#define NUM_THREADS {{NUM_THREADS}}\n\n\n")
+    for n in (256, 128, 256):
+        text = render(task, v, {"NUM_THREADS": n}, root=tmp_path).text
+        assert text == (f"{prelude(task.dtype)}\n#define NUM_THREADS {n}\n// rmsnorm on a100\n"
+                        f"// rmsnorm_naive\n#define NUM_THREADS {n}\nint tail;\n")
+
+
 def test_unknown_params_and_placeholders_are_clear_errors(tmp_path):
     task, v = _rmsnorm()
     with pytest.raises(TemplateError, match=r"unknown parameter\(s\) \['BLOCK_Q'\]"):

@@ -1,11 +1,13 @@
 """Kernel source rendering (CUDA and Triton): (task, variant, params) -> the full text of one candidate.
 
-Rendering is pure and cheap (templates are parsed once), so the session simulator can call it for every
-step; `faults.inject` then edits the rendered text, and `audit` compiles it with the real tools.
+Rendering is pure and cheap (templates are parsed once and bound to a task once per variant, so a render only
+fills in the tuned parameters), so the session simulator can call it for every step; `faults.inject` then edits
+the rendered text, and `audit` compiles it with the real tools.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -36,40 +38,53 @@ def compile_arch(gpu, requires: frozenset[str]) -> str:
 
 def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
     """The variant's defaults overlaid with `params`, in the variant's declared order."""
-    unknown = set(params) - set(variant.params)
+    tunables = variant.params
+    if len(params) == len(tunables) and params.keys() == tunables.keys():   # the usual call: all of them
+        return {name: params[name] for name in tunables}
+    unknown = set(params) - set(tunables)
     if unknown:
         raise TemplateError(f"{variant.kernel_class}/{variant.tag}: unknown parameter(s) {sorted(unknown)}; "
-                            f"tunables are {list(variant.params)}")
-    return {name: params.get(name, values[0]) for name, values in variant.params.items()}
+                            f"tunables are {list(tunables)}")
+    return {name: params.get(name, values[0]) for name, values in tunables.items()}
 
 
 def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE_ROOT) -> Source:
     """The full source of `variant` for `task` at `params` (missing params take the variant's defaults)."""
+    lang = task.impl
+    if lang not in _SUFFIX:
+        raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
+    tuned = full_params(variant, params)
+    bound, filename, arch = _bound(task, variant, root)
+    values = templating.literals(tuned, lang)
+    values["TUNED_CONSTANTS"] = templating.definitions(values, lang)
+    return Source(bound.fill(values), filename, lang, arch)
+
+
+@lru_cache(maxsize=512)   # a session renders one task's few variants thousands of times
+def _bound(task, variant, root: Path) -> tuple[templating.Bound, str, str]:
+    """The variant's template (and op snippet) bound to everything about the task, leaving the tuned
+    parameters open; the source's file name and compile arch."""
     from generator.hardware import GPUS
     from generator.ops import OPS
 
     gpu, op, lang = GPUS[task.gpu], OPS[task.op], task.impl
-    if lang not in _SUFFIX:
-        raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
-    tuned = full_params(variant, params)
     arch = compile_arch(gpu, variant.requires_for(task.dtype))
     values = {
         "OP": task.op, "VARIANT": variant.tag, "KERNEL_CLASS": variant.kernel_class,
         "KERNEL_NAME": f"{task.op}_{variant.tag}", "GPU": gpu.name, "GPU_DISPLAY": gpu.display,
         "ARCH": arch, "CC": str(gpu.cc), "DTYPE": task.dtype, "SIGNATURE": op.signature(lang, task.dtype),
-        "TUNED_CONSTANTS": templating.tuned_constants(tuned, lang),
     }
     values.update((f"SHAPE_{k}", str(v)) for k, v in task.shape)
-    values.update((k, templating.literal(v, lang)) for k, v in tuned.items())
     if lang == "cuda":
         values["PRELUDE"] = templating.prelude(task.dtype)
         values["SCALAR_T"] = templating.C_TYPES[task.dtype]
     else:
         values["TL_DTYPE"] = templating.TL_DTYPES[task.dtype]
         values["TL_SIG"] = templating.TL_SIGS[task.dtype]
+    names = tuple(variant.params)
+    slots = frozenset(names) | {"TUNED_CONSTANTS"}
 
     main_path = templating.template_path(lang, variant.kernel_class, variant.tag, root)
-    names = tuple(tuned)
     templating.check_tuned_lines(main_path, names)
     main = templating.load(main_path)
     if "OP_SNIPPET" in main.lines_of:
@@ -78,6 +93,5 @@ def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE
             raise TemplateError(f"{main.where('OP_SNIPPET')}: {{{{OP_SNIPPET}}}} used but neither "
                                 f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")
         templating.check_tuned_lines(snippet, names)
-        values["OP_SNIPPET"] = templating.load(snippet).render(values).rstrip("\n")
-    text = main.render(values)
-    return Source(text=text, filename=f"{task.op}_{variant.tag}{_SUFFIX[lang]}", lang=lang, compile_arch=arch)
+        values["OP_SNIPPET"] = templating.load(snippet).bind(values, slots).rstrip_newlines()
+    return main.bind(values, slots), f"{task.op}_{variant.tag}{_SUFFIX[lang]}", arch

@@ -1,8 +1,9 @@
 """Template files -> source text: loading, caching, `{{NAME}}` substitution and the standard placeholders.
 
-Templates are parsed once into alternating literal/placeholder pieces, so rendering a candidate is a dict
-lookup per placeholder and one `str.join` (render runs for every step of every session). The conventions the
-template authors follow are in `templates/README.md`; violations raise `TemplateError` naming file and line.
+Templates are parsed once into alternating literal/placeholder pieces and bound once per (task, variant) to
+every value but the tuned parameters, so rendering a candidate is a lookup per tuned slot and one `str.join`
+(render runs for every step of every session). The conventions the template authors follow are in
+`templates/README.md`; violations raise `TemplateError` naming file and line.
 """
 from __future__ import annotations
 
@@ -30,19 +31,48 @@ class Template:
     pieces: tuple[str, ...]
     lines_of: Mapping[str, tuple[int, ...]]   # placeholder -> 1-based lines where it occurs
 
-    def render(self, values: Mapping[str, str]) -> str:
-        out = list(self.pieces)
-        for i in range(1, len(out), 2):
-            name = out[i]
+    def bind(self, values: Mapping[str, str | Bound], slots: frozenset[str] = frozenset()) -> Bound:
+        """Substitute every placeholder but those in `slots` (a `Bound` value is spliced in, its slots kept
+        open); what is left to fill per render is only the slots."""
+        out = [self.pieces[0]]
+        for i in range(1, len(self.pieces), 2):
+            name, after = self.pieces[i], self.pieces[i + 1]
+            if name in slots:
+                out += (name, after)
+                continue
             try:
-                out[i] = values[name]
+                value = values[name]
             except KeyError:
                 raise TemplateError(f"{self.where(name)}: unknown placeholder {{{{{name}}}}} "
-                                    f"(known: {', '.join(sorted(values))})") from None
-        return "".join(out)
+                                    f"(known: {', '.join(sorted({*values, *slots}))})") from None
+            if isinstance(value, Bound):
+                out[-1] += value.pieces[0]
+                out += value.pieces[1:]
+                out[-1] += after
+            else:
+                out[-1] += value + after
+        return Bound(tuple(out))
 
     def where(self, name: str) -> str:
         return f"{self.path}:{self.lines_of[name][0]}"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A template with all but its slots substituted: `pieces[0::2]` literal text, `pieces[1::2]` slot names.
+    Filling it is a dict lookup per slot and one `str.join`."""
+
+    pieces: tuple[str, ...]
+
+    def rstrip_newlines(self) -> Bound:
+        """`fill(...).rstrip("\n")` for slot values that never end in a newline (parameter literals)."""
+        return Bound(self.pieces[:-1] + (self.pieces[-1].rstrip("\n"),))
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        out = list(self.pieces)
+        for i in range(1, len(out), 2):
+            out[i] = values[out[i]]
+        return "".join(out)
 
 
 @lru_cache(maxsize=None)
@@ -128,7 +158,18 @@ def literal(value, lang: str) -> str:
     return str(value)
 
 
+def literals(params: Mapping[str, object], lang: str) -> dict[str, str]:
+    """Each parameter's value as a literal, in the given order."""
+    return {k: literal(v, lang) for k, v in params.items()}
+
+
 def tuned_constants(params: Mapping[str, object], lang: str) -> str:
     """One definition line per tuned parameter, in the given order."""
-    fmt = "#define {} {}" if lang == "cuda" else "{} = {}"
-    return "\n".join(fmt.format(k, literal(v, lang)) for k, v in params.items())
+    return definitions(literals(params, lang), lang)
+
+
+def definitions(literal_values: Mapping[str, str], lang: str) -> str:
+    """`tuned_constants` from values already written as literals."""
+    if lang == "cuda":
+        return "\n".join([f"#define {k} {v}" for k, v in literal_values.items()])
+    return "\n".join([f"{k} = {v}" for k, v in literal_values.items()])

@@ -95,8 +95,9 @@ def user_prompt(task, fields: dict) -> str:
 
 
 @lru_cache(maxsize=512)
-def _space(variant) -> list[dict]:
-    return variant.all_params()
+def _space(variant) -> tuple[tuple, ...]:
+    """Every configuration of the variant as params item tuples (the `tried` keys), in all_params order."""
+    return tuple(tuple(p.items()) for p in variant.all_params())
 
 
 @lru_cache(maxsize=1 << 16)
@@ -134,6 +135,13 @@ class _Engineer:
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
         self.no_moves: set[tuple] = set()      # (tag, params, reach) whose neighbours are all tried
         self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
+        self._ranked = False                   # whether the two orders below reflect per_tag
+        self._frontier: list = []              # per_tag's (outcome, params key) fastest first, less exhausted ones
+        self._tag_order: list = []             # _untried's: variants that ran, fastest first, then the others
+        # Legal variants in climbing order, and their defaults while untried (late ideas for _untried).
+        self.runnable = tuple(v.tag for v in wb.variants
+                              if wb.legal[v.tag] and (not v.dtypes or self.dtype in v.dtypes))
+        self.ideas = [(tag, tuple(wb.defaults(tag).items())) for tag in self.runnable]
         # Session character: a few draws make each engineer different.
         self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.5, 50.0)))
         self.patience = int(rng.integers(80, 180))
@@ -157,6 +165,7 @@ class _Engineer:
                 self.best = out
             if tag not in self.per_tag or out.time_ms < self.per_tag[tag].time_ms:
                 self.per_tag[tag] = out
+                self._ranked = False
         return out
 
     def _step(self, tag: str, kind: str, params: dict) -> Outcome:
@@ -208,10 +217,9 @@ class _Engineer:
                     self._step(tag, "tune", smaller)
                     return
 
-    def _neighbours(self, tag: str, params: dict, reach: int) -> list[tuple]:
-        """Untried one-parameter moves of `reach` index steps, as params item tuples (the `tried` keys).
-        An empty answer stays empty (nothing is ever untried again), so it is remembered."""
-        base = tuple(params.items())
+    def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
+        """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the
+        `tried` keys). An empty answer stays empty (nothing is ever untried again), so it is remembered."""
         if (tag, base, reach) in self.no_moves:
             return []
         out = []
@@ -231,35 +239,50 @@ class _Engineer:
         best candidate of a runner-up variant."""
         best = self.best
         if best is not None and self.rng.random() >= P_EXPLORE:
-            moves = self._neighbours(best.tag, best.params, 1) or self._neighbours(best.tag, best.params, 2)
+            moves = self._moves(best.tag, tuple(best.params.items()))
             if moves:
                 return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
-        for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms):
-            moves = self._neighbours(o.tag, o.params, 1) or self._neighbours(o.tag, o.params, 2)
+        self._rank()
+        frontier = self._frontier
+        while frontier:
+            o, key = frontier[0]
+            moves = self._moves(o.tag, key)
             if moves:
                 return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+            del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
+
+    def _moves(self, tag: str, key: tuple) -> list[tuple]:
+        """The untried neighbours one index step away, else two."""
+        return self._neighbours(tag, key, 1) or self._neighbours(tag, key, 2)
+
+    def _rank(self) -> None:
+        """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after
+        per_tag has changed)."""
+        if not self._ranked:
+            ranked = sorted(self.per_tag.values(), key=lambda o: o.time_ms)
+            self._frontier = [(o, tuple(o.params.items())) for o in ranked]
+            self._tag_order = [o.tag for o in ranked] + [tag for tag in self.runnable if tag not in self.per_tag]
+            self._ranked = True
 
     def _untried(self) -> tuple[str, dict, str] | None:
         """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
         configuration of a legal variant, fastest variants first (skipping, once a variant has failed to
         launch, the configurations that would hit the same limit)."""
-        for v in self.wb.variants:
-            defaults = self.wb.defaults(v.tag)
-            if self.wb.legal[v.tag] and (v.tag, tuple(defaults.items())) not in self.tried \
-                    and (not v.dtypes or self.dtype in v.dtypes):
-                return v.tag, defaults, "new_variant"
-        ran = [o.tag for o in sorted(self.per_tag.values(), key=lambda o: o.time_ms)]
-        never = [v.tag for v in self.wb.variants if self.wb.legal[v.tag] and v.tag not in self.per_tag
-                 and (not v.dtypes or self.dtype in v.dtypes)]
-        for tag in ran + never:
+        while self.ideas and self.ideas[0] in self.tried:   # what is tried stays tried
+            del self.ideas[0]
+        if self.ideas:
+            tag, key = self.ideas[0]
+            return tag, dict(key), "new_variant"
+        self._rank()
+        for tag in self._tag_order:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
                 space = _space(self.wb.by_tag[tag])
                 start = int(self.rng.integers(len(space)))
-                pending = self.pending[tag] = space[start:] + space[:start]
+                pending = self.pending[tag] = list(space[start:] + space[:start])
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
-                key = tuple(pending.pop().items())
+                key = pending.pop()
                 if (tag, key) not in self.tried and not self._known_limit(tag, key):
                     return tag, dict(key), "tune"
         return None

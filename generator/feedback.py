@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from generator import perf
 from generator.hardware import GPUS
 
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
@@ -88,8 +89,6 @@ def _correctness(task, kind: str | None, rng) -> str:
 
 
 def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
-    from generator import perf
-
     atol, rtol = TOLERANCES[task.dtype]
     u = rng.random() if rng is not None else 0.5
     err = atol * 10 ** (-2.0 + 1.5 * u)

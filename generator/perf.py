@@ -89,13 +89,9 @@ def baseline_ms(task) -> float:
 
 def time_ms(task, variant: Variant, params) -> float:
     """Simulated kernel time in ms for `variant` with `params` on the task; always >= roofline_ms(task).
-    Legality and launchability are the caller's questions (variants.legal_on, variants.launch_limits)."""
-    return _time_ms(task, variant, tuple(params.items()))
-
-
-@lru_cache(maxsize=1 << 18)
-def _time_ms(task, variant: Variant, items: tuple) -> float:
-    return _MODELS[variant.kernel_class](_ctx(task), variant, dict(items), next(iter(variant.impls))) * 1e3
+    Legality and launchability are the caller's questions (variants.legal_on, variants.launch_limits). Not
+    cached here: the workbench caches each candidate's outcome."""
+    return _MODELS[variant.kernel_class](_ctx(task), variant, params, next(iter(variant.impls))) * 1e3
 
 
 # ------------------------------------------------------------------------------------------- shared pieces

@@ -168,6 +168,11 @@ def _dims(variant: Variant, task) -> dict:
     """The op's sizes the resource model reads, plus CC, the target's compute capability (90 by default)."""
     if task is None:
         return {"CC": 90, **DEFAULT_DIMS[variant.kernel_class]}
+    return _task_dims(task)
+
+
+@lru_cache(maxsize=4096)   # asked for every candidate's launch check; the resource functions only read it
+def _task_dims(task) -> dict:
     return {"CC": GPUS[task.gpu].cc, **OPS[task.op].dims(task.shape_dict())}
 
 
@@ -523,9 +528,10 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     dynamic shared memory at launch (CUDA runtime) or Triton's OutOfResources. Pass `task` for the exact
     shape-dependent figures (head dim, row length); without it, DEFAULT_DIMS are assumed."""
     g = GPUS[gpu] if isinstance(gpu, str) else gpu
-    smem = variant.smem_bytes(params, dtype, task)
+    e, d = ELEMENT_BYTES[dtype], _dims(variant, task)
+    smem = int(variant._smem(params, e, d))      # smem_bytes and regs_per_thread, with the dims looked up once
     threads = variant.threads(params)
-    regs = min(255, variant.regs_per_thread(params, dtype, task))
+    regs = min(255, int(variant._regs(params, e, d)))
     triton = "triton" in variant.impls
     if variant.static_smem and smem > g.smem_static_max:
         return (f"ptxas error   : Entry function uses too much shared data "

@@ -260,6 +260,56 @@ def _types(row):
         return "a count or step number is not an int"
 
 
+@shortcut(KI, (_step_count, _message_roles, _feedback_header, _timestamps, _duration, _time_physics, _best_step,
+               _speedup, _kept, _attempts, _arch_gating, _fix))
+def _session_checks_pass(row) -> bool:
+    """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
+    turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
+    themselves then name what fails. A malformed row raises, as the checks would."""
+    from generator.hardware import GPUS
+
+    trace, n = row["trace"], row["num_steps"]
+    if n != len(trace) or not 30 <= n <= 200:
+        return False
+    if [m["role"] for m in row["messages"]] != ["system", "user"] + ["assistant", "user"] * n:
+        return False
+    headers = _headers(row)
+    if [h[4] if h else _NO_HEADER for h in headers] != [t["status"] for t in trace]:
+        return False
+    secs = [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in headers]
+    elapsed = row["elapsed_s"]
+    if not all(map(operator.lt, secs, secs[1:])) or secs[-1] != elapsed or not 3600 <= elapsed <= 5 * 3600:
+        return False
+    h, rem = divmod(int(elapsed), 3600)
+    if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
+        return False
+    roof, features = row["roofline_ms"], GPUS[row["gpu"]].features
+    op, impl, dtype = row["op"], row["impl"], row["dtype"]
+    running, n_ok, prev = float("inf"), 0, None
+    for step, t in enumerate(trace, 1):
+        time, ok = t["time_ms"], t["status"] == "ok"
+        if t["step"] != step or (time is None) == ok:
+            return False
+        improved = ok and time < running
+        if t["kept"] != improved:
+            return False
+        if ok:
+            if time < roof or variant_requires(op, impl, t["tag"], dtype) - features:
+                return False
+            n_ok += 1
+            if improved:
+                running = time
+        if t["kind"] == "fix" and (prev is None or prev["status"] == "ok"
+                                   or (prev["tag"], prev["params"]) != (t["tag"], t["params"])):
+            return False
+        prev = t
+    best = row["best"]
+    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running or trace[best["step"] - 1]["time_ms"] != running:
+        return False
+    want = row["baseline_ms"] / best["time_ms"]
+    return abs(best["speedup"] - want) <= _SPEEDUP_RTOL * want
+
+
 @check(KI, "unique_sessions", "session_id and (op, impl, gpu, dtype, shape) unique within the batch", scope="batch")
 def _unique(rows):
     seen_ids, seen_keys, problems = set(), set(), []

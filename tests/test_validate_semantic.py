@@ -194,12 +194,12 @@ def _mutant(row: dict, rng) -> dict:
     return row
 
 
-def test_the_shortcut_never_passes_a_row_a_check_fails(episodes):
-    """Schema-valid mutants of real rows: whenever any vouched-for check fails (or cannot run), so does the
-    shortcut."""
+def _shortcut_is_never_lenient(dataset: str, schema: str, rows: list[dict], mutant, tries: int) -> int:
+    """Schema-valid mutants of real rows: whenever a check the shortcut vouches for fails (or cannot run), the
+    shortcut says no (or raises) too. Returns how many mutants failed a check."""
     import numpy as np
 
-    from generator.qa_swarm import ROW_CHECKS, row_checks_pass
+    from generator.qa import SHORTCUTS
     from generator.schemas import compiled
 
     def fails(check, row) -> bool:
@@ -208,13 +208,77 @@ def test_the_shortcut_never_passes_a_row_a_check_fails(episodes):
         except semantic._ROW_ERRORS:
             return True
 
+    shortcut = SHORTCUTS[dataset]
     rng = np.random.default_rng(0)
-    is_valid = compiled("episode").is_valid
+    is_valid = compiled(schema).is_valid
     failing = 0
-    for n in range(1500):
-        row = _mutant(episodes[n % len(episodes)], rng)
-        if not is_valid(row) or not any(fails(c, row) for c in ROW_CHECKS):
+    for n in range(tries):
+        row = mutant(rows[n % len(rows)], rng)
+        if not is_valid(row) or not any(fails(c, row) for c in shortcut.vouches):
             continue
         failing += 1
-        assert fails(lambda r: not row_checks_pass(r), row), [c.__name__ for c in ROW_CHECKS if fails(c, row)]
-    assert failing >= 300
+        assert fails(lambda r: not shortcut.fn(r), row), [c.__name__ for c in shortcut.vouches if fails(c, row)]
+    return failing
+
+
+def test_the_swarm_shortcut_never_passes_a_row_a_check_fails(episodes):
+    assert _shortcut_is_never_lenient("kernelswarm", "episode", episodes, _mutant, 1500) >= 300
+
+
+@pytest.fixture(scope="module")
+def sessions(session) -> list[dict]:
+    from generator.session import simulate_session
+
+    tasks = [make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
+             for op, impl, gpu in (("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "h100"),
+                                   ("rmsnorm", "cuda", "rtx_5090"))]
+    return [session] + [simulate_session(t, rng_for(0, "kernelinfer", i + 1)) for i, t in enumerate(tasks)]
+
+
+def _session_mutant(row: dict, rng) -> dict:
+    """`row` with one thing changed, mostly to a value the same field holds elsewhere in the row."""
+    row = copy.deepcopy(row)
+    trace, msgs = row["trace"], row["messages"]
+    i = int(rng.integers(len(trace)))
+    pick = int(rng.integers(7))
+    if pick < 3:                                   # a step field takes another step's value
+        name = str(rng.choice(list(trace[i])))
+        trace[i][name] = trace[int(rng.integers(len(trace)))][name]
+    elif pick == 3:                                # a feedback turn takes another's text, or a role changes
+        j = 3 + 2 * i
+        what = int(rng.integers(3))
+        if what == 0:
+            msgs[j]["content"] = msgs[3 + 2 * int(rng.integers(len(trace)))]["content"]
+        elif what == 1:
+            msgs[j]["role"] = "assistant"
+        else:
+            row["elapsed_hms"] = "9:59:59"
+    elif pick == 4:                                # a number of the row nudged
+        name = str(rng.choice(["elapsed_s", "baseline_ms", "roofline_ms"]))
+        row[name] = row[name] * float(rng.choice([0.5, 0.999, 1.001, 2.0]))
+    elif pick == 5:                                # the best, or a count
+        name = str(rng.choice(["time_ms", "speedup", "step", "attempts", "num_steps"]))
+        holder = row if name in ("attempts", "num_steps") else row["best"]
+        holder[name] = holder[name] + 1 if name in ("step", "attempts", "num_steps") else holder[name] * 1.01
+    else:                                          # an ok step names a variant the GPU cannot run
+        from generator.hardware import GPUS
+        from generator.variants import variants_for
+
+        gated = [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
+                 if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
+        oks = [t for t in trace if t["status"] == "ok"]
+        if gated:
+            oks[int(rng.integers(len(oks)))]["tag"] = gated[0]
+    return row
+
+
+def test_the_session_shortcut_vouches_for_every_row_check_and_passes_real_rows(sessions):
+    from generator import qa
+
+    registered = {c.fn for c in qa.REGISTRY["kernelinfer"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
+    assert qa.SHORTCUTS["kernelinfer"].vouches == registered
+    assert all(qa.SHORTCUTS["kernelinfer"].fn(row) for row in sessions)
+
+
+def test_the_session_shortcut_never_passes_a_row_a_check_fails(sessions):
+    assert _shortcut_is_never_lenient("kernelinfer", "session", sessions, _session_mutant, 1000) >= 200

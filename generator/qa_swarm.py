@@ -196,6 +196,8 @@ def _unique(rows):
     return out
 
 
+# the kinds the shortcut walks in order: results move the bests that merges, leaderboards and rewards follow
+_ORDERED_KINDS = frozenset({"result", "merge", "leaderboard", "verdict"})
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
               _physics, _arch_gating)
 
@@ -227,7 +229,7 @@ def row_checks_pass(row) -> bool:
     baseline, roofline, have = row["baseline_ms"], row["roofline_ms"], GPUS[row["gpu"]].features
     op, impl, dtype = row["op"], row["impl"], row["dtype"]
     shared, owner, kept, best = baseline, None, Counter(), {}
-    for m in msgs:
+    for m in [m for m in msgs if m["kind"] in _ORDERED_KINDS]:
         kind = m["kind"]
         if kind == "result":
             status, t = m["status"], m["time_ms"]

@@ -6,6 +6,10 @@ writers run per batch; `check` runs the same functions on one row of any file, s
 file is held to exactly what generation guarantees. Rules every task-bearing row shares (the task exists in the
 catalog; the naive baseline is not faster than the roofline) live here.
 
+A dataset may register a shortcut through its checks (`generator.qa.shortcut`): one pass over a row that says
+yes for nearly every row, instead of one pass per check. Only where it says no do the checks run, so every
+message still comes from the check itself.
+
 Not rerun here (QA_ONLY): checks the schema and the number-type rule already make (running them twice would
 only cost time), and the content-style check of assistant turns, which scans every kernel source (four times
 the cost of parsing the row) and is no cross-field invariant; the writers still run all of them per batch.

@@ -113,7 +113,7 @@ def test_every_qa_only_name_is_a_registered_check():
     assert semantic.QA_ONLY <= names
 
 
-# ---------------------------------------------------------------- the kernelswarm shortcut
+# ---------------------------------------------------------------- the shortcuts (generator.qa.shortcut)
 @pytest.fixture(scope="module")
 def episodes() -> list[dict]:
     from generator.swarm_plan import episode
@@ -121,7 +121,7 @@ def episodes() -> list[dict]:
     return [episode(3, 120, 20, i) for i in range(0, 120, 6)]
 
 
-def test_the_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes):
+def test_the_swarm_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes):
     from generator import qa, qa_swarm
 
     registered = {c.fn for c in qa.REGISTRY["kernelswarm"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
@@ -129,7 +129,7 @@ def test_the_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes)
     assert all(qa_swarm.row_checks_pass(row) for row in episodes)
 
 
-def test_the_schema_makes_what_the_shortcut_leans_on(episodes):
+def test_the_schema_makes_what_the_swarm_shortcut_leans_on(episodes):
     """Each kind's sender roles and fields, and a zero reward on every kind but result and verdict."""
     from generator.qa_swarm import KIND_ROLES, REQUIRED_FIELDS
     from generator.schemas import compiled

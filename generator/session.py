@@ -16,10 +16,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator import clock, feedback
+from generator import clock, feedback, workbench
 from generator.hardware import FEATURES, GPUS
 from generator.variants import launch_limits
-from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig, workbench
+from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
@@ -51,7 +51,7 @@ def session_id(task) -> str:
 @lru_cache(maxsize=256)
 def task_fields(task) -> dict:
     """The task as a row states it (a copy: rows must not share mutable parts)."""
-    return {**workbench(task).fields, "shape": dict(task.shape)}
+    return {**workbench.task_fields(task), "shape": dict(task.shape)}
 
 
 def holdout_row(task) -> dict:
@@ -98,12 +98,6 @@ def user_prompt(task, fields: dict) -> str:
 def _space(variant) -> tuple[tuple, ...]:
     """Every configuration of the variant as params item tuples (the `tried` keys), in all_params order."""
     return tuple(tuple(p.items()) for p in variant.all_params())
-
-
-@lru_cache(maxsize=1 << 16)
-def _blocked(task, tag: str, items: tuple) -> bool:
-    wb = workbench(task)
-    return launch_limits(wb.by_tag[tag], dict(items), wb.gpu, task.dtype, task) is not None
 
 
 @lru_cache(maxsize=256)
@@ -289,7 +283,10 @@ class _Engineer:
 
     def _known_limit(self, tag: str, key: tuple) -> bool:
         """True when this variant already failed to launch here and params `key` would fail the same way."""
-        return tag in self.launch_failed and _blocked(self.wb.task, tag, key)
+        if tag not in self.launch_failed:
+            return False
+        wb = self.wb
+        return launch_limits(wb.by_tag[tag], dict(key), wb.gpu, self.dtype, wb.task) is not None
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""
@@ -316,7 +313,7 @@ class _Engineer:
 
 def simulate_session(task, rng: np.random.Generator) -> dict:
     """One session row (DESIGN.md "Row formats"); a pure function of the task and the generator's state."""
-    eng = _Engineer(workbench(task), rng)
+    eng = _Engineer(Workbench(task), rng)   # not the shared cache: one session per task, its renders go with it
     eng.climb()
     eng.tune()
     if eng.best is None:

@@ -51,14 +51,11 @@ class Outcome:
     source: Source
     expected: Expected
     time_ms: float | None            # measured (noisy, rounded, >= roofline) when status is ok
+    lines: int                       # of the source (the clock's compile time grows with it)
 
     @property
     def status(self) -> str:
         return self.expected.status
-
-    @property
-    def lines(self) -> int:
-        return self.source.text.count("\n") + 1
 
 
 class Workbench:
@@ -73,6 +70,7 @@ class Workbench:
         self.by_tag = {v.tag: v for v in self.variants}
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
         self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}
+        self._lines: dict[str, int] = {}   # per variant: tuning changes its constants' values, never its lines
 
     def defaults(self, tag: str) -> dict:
         return {name: values[0] for name, values in self.by_tag[tag].params.items()}
@@ -96,14 +94,16 @@ class Workbench:
                p_wrong: float = 0.17) -> Outcome:
         """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits)."""
         source, expected, model = self._clean(tag, params)
+        lines = self._lines.get(tag) or self._lines.setdefault(tag, _line_count(source))
         if fault and expected.status == "ok":
             edited = self._edit_mistake(tag, source, rng, p_wrong)
             if edited is not None:
                 source, expected = edited
+                lines = _line_count(source)
         time_ms = None
         if expected.status == "ok":
             time_ms = sig(max(model * float(np.exp(NOISE_SIGMA * rng.standard_normal())), self.roofline))
-        return Outcome(tag, dict(params), source, expected, time_ms)
+        return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
     def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float):
         impl = self.task.impl
@@ -122,7 +122,11 @@ class Workbench:
                                       baseline_ms=self.fields["baseline_ms"], best_ms=best_ms, rng=rng)
 
 
+def _line_count(source: Source) -> int:
+    return source.text.count("\n") + 1
+
+
 @lru_cache(maxsize=256)
 def workbench(task) -> Workbench:
-    """The cached bench of `task` (tasks are hashable; a shard revisits few tasks many times)."""
+    """The cached bench of `task` (tasks are hashable; a kernelswarm shard revisits few tasks many times)."""
     return Workbench(task)

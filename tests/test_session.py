@@ -132,3 +132,17 @@ def test_schedule_is_strict_and_bounded():
     cuda = clock.step_cost(np.random.default_rng(1), kind="tune", impl="cuda", source_lines=300, status="ok")
     tri = clock.step_cost(np.random.default_rng(1), kind="tune", impl="triton", source_lines=300, status="ok")
     assert cuda.machine > tri.machine
+
+
+def test_outcome_lines_are_the_submitted_sources():
+    """The bench counts a variant's lines once (tuning changes values, never lines) and an edited source anew."""
+    from generator.workbench import Workbench
+
+    rng = np.random.default_rng(5)
+    for task in split_tasks(11, 1200, 0).train[::150]:
+        wb = Workbench(task)
+        for v in wb.variants:
+            for params in v.all_params()[::7][:4]:
+                for fault in (False, True):
+                    out = wb.submit(v.tag, params, rng, fault=fault, p_wrong=0.5)
+                    assert out.lines == out.source.text.count("\n") + 1, (task, v.tag, params, out.expected.kind)

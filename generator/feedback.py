@@ -94,20 +94,17 @@ def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
     err = atol * 10 ** (-2.0 + 1.5 * u)
     gpu = GPUS[task.gpu]
     ach = perf.achieved(task, time_ms)
-    lines = ["compile: ok", f"correctness: ok (max_abs_err = {err:.3g} <= atol = {atol:g})",
-             f"time: {time_ms:.4f} ms (median of 100 runs)"]
-    speed = f"speedup: {baseline_ms / time_ms:.2f}x vs baseline ({baseline_ms:.4f} ms)"
-    if best_ms is not None:
-        speed += f", {best_ms / time_ms:.2f}x vs best so far ({best_ms:.4f} ms)"
-    lines.append(speed)
+    best = f", {best_ms / time_ms:.2f}x vs best so far ({best_ms:.4f} ms)" if best_ms is not None else ""
     bw = ach["bandwidth_frac"] * gpu.dram_gbps
     if ach["bound"] == "memory":
-        lines.append(f"achieved: {bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth "
-                     f"({gpu.dram_gbps:.0f} GB/s); {ach['tflops']:.2f} TFLOPS")
+        achieved = (f"achieved: {bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth "
+                    f"({gpu.dram_gbps:.0f} GB/s); {ach['tflops']:.2f} TFLOPS")
     else:
-        lines.append(f"achieved: {ach['tflops']:.1f} TFLOPS = {100 * ach['compute_frac']:.1f}% of peak; "
-                     f"{bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth")
-    return "\n".join(lines)
+        achieved = (f"achieved: {ach['tflops']:.1f} TFLOPS = {100 * ach['compute_frac']:.1f}% of peak; "
+                    f"{bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth")
+    return (f"compile: ok\ncorrectness: ok (max_abs_err = {err:.3g} <= atol = {atol:g})\n"
+            f"time: {time_ms:.4f} ms (median of 100 runs)\n"
+            f"speedup: {baseline_ms / time_ms:.2f}x vs baseline ({baseline_ms:.4f} ms){best}\n{achieved}")
 
 
 def feedback_text(task, expected, *, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:

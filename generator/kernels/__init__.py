@@ -39,8 +39,8 @@ def compile_arch(gpu, requires: frozenset[str]) -> str:
 def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
     """The variant's defaults overlaid with `params`, in the variant's declared order."""
     tunables = variant.params
-    if len(params) == len(tunables) and params.keys() == tunables.keys():   # the usual call: all of them
-        return {name: params[name] for name in tunables}
+    if list(params) == list(tunables):      # the usual call: every tunable, in the declared order
+        return dict(params)
     unknown = set(params) - set(tunables)
     if unknown:
         raise TemplateError(f"{variant.kernel_class}/{variant.tag}: unknown parameter(s) {sorted(unknown)}; "

@@ -41,21 +41,26 @@ class LineProblem(NamedTuple):
 NONE: tuple[LineProblem, ...] = ()
 
 
-def parse(line: bytes) -> tuple[dict | None, tuple[LineProblem, ...] | list[LineProblem]]:
-    """(row, problems) for one raw line with its b"\\n"; row is None when the line holds no usable object."""
+def parse(line: bytes | memoryview, source: bytes | None = None, at: int = 0
+          ) -> tuple[dict | None, tuple[LineProblem, ...] | list[LineProblem]]:
+    """(row, problems) for one raw line with its b"\\n"; row is None when the line holds no usable object.
+
+    `line` may be a view of `source` from byte `at` on: the bytes are then compared in place, never copied."""
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return _diagnose(line)
+        return _diagnose(bytes(line))
     if type(row) is not dict:
         return None, [_not_object(row)]
     try:
         canonical = orjson.dumps(row)
     except TypeError:          # nested deeper than orjson writes (it reads deeper): check the slow way
-        return row, _non_canonical(line)
-    if line.startswith(canonical) and line[len(canonical):] in (b"\n", b""):
+        return row, _non_canonical(bytes(line))
+    extra = len(line) - len(canonical)      # the row's own bytes, then b"\n" or the end of the file
+    whole = line if source is None else source
+    if (extra == 0 or (extra == 1 and line[-1] == 10)) and whole.startswith(canonical, at):
         return row, NONE
-    return row, _non_canonical(line)
+    return row, _non_canonical(bytes(line))
 
 
 # For a file's last line when it lacks b"\n": cat, wc -l and appenders rely on the newline.

@@ -61,10 +61,12 @@ def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = Non
                     cross.row(str(src), number, record, problems)
                 reasons = [f"{p.kind}: {p.message}" for p in problems if p.kind != "no_final_newline"]
                 if reasons:
-                    bad_out.write(reject_record(number, line, reasons))
+                    bad_out.write(reject_record(number, bytes(line), reasons))
                     counts[1] += 1
                 else:
-                    ok_out.write(line if line.endswith(b"\n") else line + b"\n")
+                    ok_out.write(line)
+                    if line[-1] != 10:   # b"\n"
+                        ok_out.write(b"\n")
                     counts[0] += 1
         for temp, final in zip(temps, (good, rejects)):
             os.replace(temp, final)

@@ -304,7 +304,9 @@ def _session_checks_pass(row) -> bool:
             return False
         prev = t
     best = row["best"]
-    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running or trace[best["step"] - 1]["time_ms"] != running:
+    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running:
+        return False
+    if trace[best["step"] - 1]["time_ms"] != running:
         return False
     want = row["baseline_ms"] / best["time_ms"]
     return abs(best["speedup"] - want) <= _SPEEDUP_RTOL * want

@@ -100,11 +100,6 @@ def _space(variant) -> tuple[tuple, ...]:
     return tuple(tuple(p.items()) for p in variant.all_params())
 
 
-@lru_cache(maxsize=256)
-def _prompt(task) -> str:
-    return user_prompt(task, task_fields(task))
-
-
 @dataclass
 class _Step:
     kind: str
@@ -313,7 +308,8 @@ class _Engineer:
 
 def simulate_session(task, rng: np.random.Generator) -> dict:
     """One session row (DESIGN.md "Row formats"); a pure function of the task and the generator's state."""
-    eng = _Engineer(Workbench(task), rng)   # not the shared cache: one session per task, its renders go with it
+    wb = Workbench(task)                   # not the shared cache: one session per task, its renders go with it
+    eng = _Engineer(wb, rng)
     eng.climb()
     eng.tune()
     if eng.best is None:
@@ -324,7 +320,8 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
     stamps = clock.schedule(costs, min_total_s=lo, max_total_s=hi)
-    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": _prompt(task)}]
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": user_prompt(task, wb.fields)}]
     trace = []
     running = float("inf")
     for i, (s, t) in enumerate(zip(steps, stamps), 1):
@@ -337,7 +334,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
         trace.append({"step": i, "tag": out.tag, "kind": s.kind, "params": out.params, "status": out.status,
                       "time_ms": out.time_ms, "kept": kept})
     best_i = next(i for i, s in enumerate(steps) if s.outcome is eng.best)
-    fields = task_fields(task)
+    fields = wb.fields
     return {
         "session_id": session_id(task), **fields, "shape": dict(task.shape),
         "best": {"step": best_i + 1, "time_ms": eng.best.time_ms,

@@ -151,22 +151,26 @@ def test_the_schema_makes_what_the_swarm_shortcut_leans_on(episodes):
     assert seen == set(KIND_ROLES)
 
 
-def _mutant(row: dict, rng) -> dict:
+def _gated_tags(row: dict) -> list[str]:
+    """The variants of the row's op that its GPU cannot run."""
+    from generator.hardware import GPUS
+    from generator.variants import variants_for
+
+    return [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
+            if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
+
+
+def _episode_mutant(row: dict, rng) -> dict:
     """`row` with one thing changed, mostly to a value the same field holds elsewhere in the row."""
     row = copy.deepcopy(row)
     msgs = row["messages"]
     i = int(rng.integers(len(msgs)))
     pick = int(rng.integers(9))
     if pick == 8:                                  # a result names a variant the GPU cannot run
-        from generator.hardware import GPUS
-        from generator.variants import variants_for
-
-        gated = [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
-                 if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
-        results = [m for m in msgs if m["kind"] == "result"]
+        results, gated = [m for m in msgs if m["kind"] == "result"], _gated_tags(row)
         if gated:
             results[int(rng.integers(len(results)))]["variant"] = gated[0]
-    elif pick < 3:                                   # a message field takes another message's value
+    elif pick < 3:                                 # a message field takes another message's value
         name = str(rng.choice([k for k in msgs[i] if k != "content"]))
         values = [m[name] for m in msgs if name in m]
         msgs[i][name] = values[int(rng.integers(len(values)))]
@@ -222,7 +226,7 @@ def _shortcut_is_never_lenient(dataset: str, schema: str, rows: list[dict], muta
 
 
 def test_the_swarm_shortcut_never_passes_a_row_a_check_fails(episodes):
-    assert _shortcut_is_never_lenient("kernelswarm", "episode", episodes, _mutant, 1500) >= 300
+    assert _shortcut_is_never_lenient("kernelswarm", "episode", episodes, _episode_mutant, 1500) >= 300
 
 
 @pytest.fixture(scope="module")
@@ -261,12 +265,7 @@ def _session_mutant(row: dict, rng) -> dict:
         holder = row if name in ("attempts", "num_steps") else row["best"]
         holder[name] = holder[name] + 1 if name in ("step", "attempts", "num_steps") else holder[name] * 1.01
     else:                                          # an ok step names a variant the GPU cannot run
-        from generator.hardware import GPUS
-        from generator.variants import variants_for
-
-        gated = [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
-                 if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
-        oks = [t for t in trace if t["status"] == "ok"]
+        oks, gated = [t for t in trace if t["status"] == "ok"], _gated_tags(row)
         if gated:
             oks[int(rng.integers(len(oks)))]["tag"] = gated[0]
     return row

@@ -12,6 +12,7 @@ field an int; `number_problems` walks exactly those fields (derived from the sch
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,7 +83,7 @@ class RowSchema:
         self.name = name
         self.document = load(name)
         self.is_valid = _compile_fast(self.document)
-        self._precise = jsonschema.Draft202012Validator(self.document, registry=registry())
+        self._precise = _PreciseValidator(self.document, registry=registry())
         self.number_fields = tuple(_number_fields(self.document, self.document, ()))
         self.nullable_paths = frozenset(f.path for f in self.number_fields if f.nullable)
         self._tree = _tree(self.number_fields)
@@ -117,6 +118,31 @@ class RowSchema:
         out: list[tuple[str, str]] = []
         _walk_numbers(row, self._tree, (), out, seen)
         return out
+
+
+@functools.lru_cache(maxsize=None)
+def _ecma(pattern: str) -> re.Pattern:
+    """`pattern` as JSON Schema reads it (ECMA-262): `$` only at the very end, where Python's also matches before a
+    final newline (so `"a01\\n"` would pass `^(lead|a[0-9]{2})$` here but fail the compiled check)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        in_class = (in_class and char != "]") or (not in_class and char == "[")
+        out.append(r"\Z" if char == "$" and not in_class else char)
+        i += 1
+    return re.compile("".join(out))
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_PreciseValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
 
 
 @functools.cache

@@ -57,6 +57,15 @@ def test_schema_from_file_name_and_sniffing(tmp_path):
     assert sorted(findings_of(named, sniffed)) == [("tasks_holdout.jsonl", 1, "schema"), ("whatever.jsonl", 1, "schema")]
 
 
+def test_a_pattern_ends_where_json_schema_says(tmp_path):
+    """`$` ends the string (ECMA-262), and not also before a final newline (Python's `re`): a value the compiled
+    check rejects gets its message instead of passing unreported."""
+    path = write_jsonl(tmp_path / "tasks_holdout.jsonl", [task_row(op="rmsnorm\n")])
+    report = validate_paths([path])
+    assert [(f.line, f.kind) for f in report.findings] == [(1, "schema")]
+    assert "does not match" in report.findings[0].message
+
+
 def test_cross_file_types_for_schemaless_rows(tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", [{"n": 1, "x": None, "y": {"k": 1}}, {"n": 2, "x": None, "y": {"k": 2}}])
     b = write_jsonl(tmp_path / "b.jsonl", [{"n": 2.5, "x": 0.5, "y": [1]}])

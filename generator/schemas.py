@@ -120,7 +120,7 @@ class RowSchema:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ecma(pattern: str) -> re.Pattern:
     """`pattern` as JSON Schema reads it (ECMA-262): `$` only at the very end, where Python's also matches before a
     final newline (so `"a01\\n"` would pass `^(lead|a[0-9]{2})$` here but fail the compiled check)."""

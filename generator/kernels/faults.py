@@ -415,12 +415,11 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     semi, tok, declared, decl_end = sites[choice[0]]
-    edit = Edit(semi, semi + 1, "")
     n_errors = 1
-    if declared:
-        code = code_view(edit.apply(source.text), "cuda")
-        n_errors += len(_uses(code, declared, decl_end, _block_end(code, decl_end)))
-    return edit, NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
+    if declared:    # counted in the unedited code: the dropped `;` is before the range, braces are unchanged
+        code = code_view(source.text, "cuda")
+        n_errors += len(_uses(code, declared, decl_end + 1, _block_end(code, decl_end + 1)))
+    return Edit(semi, semi + 1, ""), NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
 
 
 _LITERAL_TYPES = (("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
@@ -434,7 +433,8 @@ def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
     sites = []
     for m in re.finditer(r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;", code):
         lit_type = next((t for t, pat in _LITERAL_TYPES if re.fullmatch(pat, m.group(4))), None)
-        if lit_type and not code[:m.start()].rstrip().endswith(("const", "constexpr", "static", "(")):
+        if lit_type and not code.endswith(("const", "constexpr", "static", "("), 0,
+                                          _skip_space_back(code, m.start() - 1) + 1):
             sites.append((m, lit_type))
     return _live(sites, source, lambda s: s[0].start())
 
@@ -445,12 +445,10 @@ def _draw_type_mismatch(source: Source, sites: list, rng) -> tuple:
 
 def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
-    edit = Edit(m.start(1), m.end(1), new_type)
     delta = len(new_type) - len(m.group(1))
-    edited_code = code_view(edit.apply(source.text), "cuda")
-    name_end = m.end(3) + delta
-    n_errors = 1 + len(_uses(edited_code, m.group(3), name_end, _block_end(edited_code, name_end)))
-    return edit, NvccAt("type_mismatch", m.start(4) + delta,
+    code = code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
+    n_errors = 1 + len(_uses(code, m.group(3), m.end(3), _block_end(code, m.end(3))))
+    return Edit(m.start(1), m.end(1), new_type), NvccAt("type_mismatch", m.start(4) + delta,
                         f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
 
@@ -839,6 +837,31 @@ def _is_type_word(word: str) -> bool:
 _TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])")
 
 
+_TIMES_AFTER = re.compile(r"\s*\*\s*(?!=)")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _scale_names(code: str):
+    """(start, end) of each name containing `scale`/`Scale` that starts with a letter or `_`, in order: found
+    from the text's `cale`s (a regex trying every name of the source costs ~1 ms a source)."""
+    pos = code.find("cale", 1)
+    while pos >= 0:
+        if code[pos - 1] not in "Ss":
+            pos = code.find("cale", pos + 1)
+            continue
+        start, end = pos - 1, pos + 4
+        while start > 0 and _is_word_char(code[start - 1]):
+            start -= 1
+        while end < len(code) and _is_word_char(code[end]):
+            end += 1
+        if not code[start].isdigit():
+            yield start, end
+        pos = code.find("cale", end)
+
+
 def _scale_sites(source: Source) -> list[Edit]:
     """A multiplication by a scale factor, deleted."""
     code = code_view(source.text, source.lang)
@@ -852,11 +875,13 @@ def _scale_sites(source: Source) -> list[Edit]:
         if _is_type_word(_word_before(code, start)[0]) or code[start - 1:start] in "*/=":
             continue
         sites.append((start, end))
-    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*[Ss]cale\w*|[Ss]cale\w*)\s*\*\s*(?!=)", code):
-        word, last = _word_before(code, m.start())
-        if not _is_type_word(word) and not (word or (last and last in ")]")) \
-                and code[m.start() - 1:m.start()] not in "*/":
-            sites.append((m.start(), m.end()))
+    for start, name_end in _scale_names(code):     # `scale * x`: the factor and its `*`
+        times = _TIMES_AFTER.match(code, name_end)
+        if times is None or start > 0 and code[start - 1] == ".":
+            continue
+        word, last = _word_before(code, start)
+        if not _is_type_word(word) and not (word or (last and last in ")]")) and code[start - 1:start] not in "*/":
+            sites.append((start, times.end()))
     return [Edit(start, end, "") for start, end in _live(sites, source, lambda s: s[0])]
 
 

@@ -217,6 +217,16 @@ def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
     raise ValueError(f"unknown variant tag {tag!r} for {op}/{impl}")
 
 
+@lru_cache(maxsize=None)
+def gpu_lacks(op: str, impl: str, dtype: str, gpu: str) -> dict[str, frozenset]:
+    """Variant tag -> the features it needs for `dtype` that `gpu` lacks, for every variant of (op, impl): the
+    shortcuts' arch gating in one lookup per step (an unknown tag is a KeyError where `variant_requires` raises)."""
+    from generator.hardware import GPUS
+    from generator.variants import variants_for
+    have = GPUS[gpu].features
+    return {v.tag: variant_requires(op, impl, v.tag, dtype) - have for v in variants_for(op, impl, dtype)}
+
+
 @check(KI, "arch_gating", "no ok step uses a variant whose hardware features the GPU lacks")
 def _arch_gating(row):
     from generator.hardware import GPUS
@@ -266,8 +276,6 @@ def _session_checks_pass(row) -> bool:
     """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
     turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
     themselves then name what fails. A malformed row raises, as the checks would."""
-    from generator.hardware import GPUS
-
     trace, n = row["trace"], row["num_steps"]
     if n != len(trace) or not 30 <= n <= 200:
         return False
@@ -283,8 +291,7 @@ def _session_checks_pass(row) -> bool:
     h, rem = divmod(int(elapsed), 3600)
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return False
-    roof, features = row["roofline_ms"], GPUS[row["gpu"]].features
-    op, impl, dtype = row["op"], row["impl"], row["dtype"]
+    roof, lacks = row["roofline_ms"], gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     running, n_ok, prev = float("inf"), 0, None
     for step, t in enumerate(trace, 1):
         time, ok = t["time_ms"], t["status"] == "ok"
@@ -294,7 +301,7 @@ def _session_checks_pass(row) -> bool:
         if t["kept"] != improved:
             return False
         if ok:
-            if time < roof or variant_requires(op, impl, t["tag"], dtype) - features:
+            if time < roof or lacks[t["tag"]]:
                 return False
             n_ok += 1
             if improved:

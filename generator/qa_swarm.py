@@ -13,8 +13,7 @@ import re
 from collections import Counter
 
 from generator import rewards
-from generator.hardware import GPUS
-from generator.qa import check, shortcut, variant_requires
+from generator.qa import check, gpu_lacks, shortcut, variant_requires
 from generator.swarm import HOURS_RANGE, SCENARIOS
 
 KS = "kernelswarm"
@@ -33,6 +32,7 @@ REQUIRED_FIELDS = {kind: frozenset(fields) for kind, fields in {
 _NONE: frozenset = frozenset()
 _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?$")
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
+_BOARD_LINES = re.compile(_BOARD_LINE.pattern, re.MULTILINE)     # every line at once, same matches
 
 
 def _results(row):
@@ -226,8 +226,8 @@ def row_checks_pass(row) -> bool:
     if any(role != "env" and roles.get(agent) != role for agent, role in {(m["agent"], m["role"]) for m in msgs}):
         return False
     tries = Counter([m["agent"] for m in msgs if m["kind"] == "candidate"])
-    baseline, roofline, have = row["baseline_ms"], row["roofline_ms"], GPUS[row["gpu"]].features
-    op, impl, dtype = row["op"], row["impl"], row["dtype"]
+    baseline, roofline = row["baseline_ms"], row["roofline_ms"]
+    lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, kept, best = baseline, None, Counter(), {}
     for m in [m for m in msgs if m["kind"] in _ORDERED_KINDS]:
         kind = m["kind"]
@@ -235,12 +235,13 @@ def row_checks_pass(row) -> bool:
             status, t = m["status"], m["time_ms"]
             if not math.isclose(m["reward"], rewards.result_reward(status, t, shared), abs_tol=2e-6):
                 return False
-            if variant_requires(op, impl, m["variant"], dtype) - have and status != "unsupported_arch":
+            if lacks[m["variant"]] and status != "unsupported_arch":
                 return False
             if status == "ok":
                 if t < roofline:
                     return False
-                best[m["to"]] = min(best.get(m["to"], math.inf), t)
+                if t < best.get(m["to"], math.inf):
+                    best[m["to"]] = t
                 if t < shared:
                     shared, owner = t, m["to"]
                     kept[owner] += 1
@@ -248,7 +249,7 @@ def row_checks_pass(row) -> bool:
             if m["time_ms"] != shared or m["to"] != owner:
                 return False
         elif kind == "leaderboard":
-            entries = [line.groups() for line in map(_BOARD_LINE.match, m["content"].splitlines()[1:]) if line]
+            entries = _BOARD_LINES.findall("\n".join(m["content"].splitlines()[1:]))
             times = [float(t) for _agent, t in entries]
             if times != sorted(times) or {a for a, _t in entries} != best.keys():
                 return False

@@ -1,7 +1,10 @@
 """Shared bench helpers: run a command in a child process and report its wall time and peak RSS.
 
-Why a child process: peak RSS (ru_maxrss) only ever grows, so each measurement needs a fresh process; the
-child also reports its own children (the --num-proc workers), whose peak is the larger of the two.
+Why a child process: peak RSS only ever grows, so each measurement needs a fresh process. The child reads its
+own peak from /proc/self/status (VmHWM): ru_maxrss would not do, since Linux carries the forking process's peak
+across exec into it (the bench process, grown by the in-process timing, would be measured instead). The
+--num-proc workers' peak comes from RUSAGE_CHILDREN, an upper bound for the same reason (it may include the
+CLI process's size when it spawned them).
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from generator.__main__ import main
 t = time.perf_counter()
 rc = main(sys.argv[2:])
 wall = time.perf_counter() - t
-me, kids = (resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+me = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print("BENCH " + json.dumps({"rc": rc, "wall_s": wall, "rss_mb": me / 1024, "children_rss_mb": kids / 1024}))
 """
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress, count
 from operator import ne
-from dataclasses import dataclass, replace
 from typing import Hashable
 
 from generator.kernels import Source
@@ -188,7 +188,7 @@ def _carry(made: _Made, fam: _Family, source: Source, lines: list[str], differ) 
                             report.n_errors)
     else:
         expected = report
-    return replace(source, text=text), expected
+    return Source(text, source.filename, source.lang, source.compile_arch), expected
 
 
 def _display_for(code_line: str, col: int, fam: _Family, lines: list[str], differ) -> str:

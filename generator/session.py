@@ -144,17 +144,22 @@ class _Engineer:
     # -------------------------------------------------------------- submitting
     def _submit(self, tag: str, kind: str, params: dict, *, fault: bool) -> Outcome:
         out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG)
-        text = self.wb.feedback(out, self.best.time_ms if self.best else None, self.rng)
+        best = self.best
+        text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append(_Step(kind, out, text))
         self.tried.add((tag, tuple(params.items())))
-        if out.status == "compile_error" and out.expected.tool == "runtime":
-            self.launch_failed.add(tag)
-        if out.time_ms is not None:
-            if self.best is None or out.time_ms < self.best.time_ms:
-                self.best = out
-            if tag not in self.per_tag or out.time_ms < self.per_tag[tag].time_ms:
-                self.per_tag[tag] = out
-                self._ranked = False
+        time_ms = out.time_ms
+        if time_ms is None:
+            expected = out.expected
+            if expected.status == "compile_error" and expected.tool == "runtime":
+                self.launch_failed.add(tag)
+            return out
+        if best is None or time_ms < best.time_ms:
+            self.best = out
+        fastest = self.per_tag.get(tag)
+        if fastest is None or time_ms < fastest.time_ms:
+            self.per_tag[tag] = out
+            self._ranked = False
         return out
 
     def _step(self, tag: str, kind: str, params: dict) -> Outcome:
@@ -212,12 +217,13 @@ class _Engineer:
         if (tag, base, reach) in self.no_moves:
             return []
         out = []
+        tried, limited = self.tried, tag in self.launch_failed
         for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
             i = values.index(base[k][1])
             for j in (i - reach, i + reach):
                 if 0 <= j < len(values):
                     key = base[:k] + ((name, values[j]),) + base[k + 1:]
-                    if (tag, key) not in self.tried and not self._known_limit(tag, key):
+                    if (tag, key) not in tried and not (limited and self._known_limit(tag, key)):
                         out.append(key)
         if not out:
             self.no_moves.add((tag, base, reach))
@@ -326,13 +332,14 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     running = float("inf")
     for i, (s, t) in enumerate(zip(steps, stamps), 1):
         out = s.outcome
+        status, time_ms = out.expected.status, out.time_ms
         messages.append({"role": "assistant", "content": out.source.text})
-        messages.append({"role": "user", "content": f"{feedback.result_line(t, out.status)}\n{s.feedback}"})
-        kept = out.time_ms is not None and out.time_ms < running
+        messages.append({"role": "user", "content": f"{feedback.result_line(t, status)}\n{s.feedback}"})
+        kept = time_ms is not None and time_ms < running
         if kept:
-            running = out.time_ms
-        trace.append({"step": i, "tag": out.tag, "kind": s.kind, "params": out.params, "status": out.status,
-                      "time_ms": out.time_ms, "kept": kept})
+            running = time_ms
+        trace.append({"step": i, "tag": out.tag, "kind": s.kind, "params": out.params, "status": status,
+                      "time_ms": time_ms, "kept": kept})
     best_i = next(i for i, s in enumerate(steps) if s.outcome is eng.best)
     fields = wb.fields
     return {

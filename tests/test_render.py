@@ -88,17 +88,6 @@ def test_fixture_render_fills_standard_placeholders_and_is_deterministic():
     assert diff == ["-#define NUM_THREADS 128", "+#define NUM_THREADS 256"]
 
 
-def test_a_boolean_prints_as_its_language_spells_it_even_after_an_equal_int(tmp_path):
-    """Tuned values are cached per params, and True == 1 as a key: Triton must still print True, CUDA 1."""
-    task, v = _rmsnorm("triton", "h100")
-    d = tmp_path / "triton" / "rownorm"
-    d.mkdir(parents=True)
-    (d / "naive.py").write_text("{{TUNED_CONSTANTS}}\n")
-    assert render(task, v, {"BLOCK_N": 1}, root=tmp_path).text == "BLOCK_N = 1\n"
-    assert render(task, v, {"BLOCK_N": True}, root=tmp_path).text == "BLOCK_N = True\n"
-    assert render(task, v, {"BLOCK_N": 1}, root=tmp_path).text == "BLOCK_N = 1\n"
-
-
 def test_tuned_values_fill_the_bound_template_and_snippet(tmp_path):
     """A template is bound to the task once and only the tuned slots are filled per render: the text is the
     same as substituting everything at once, a tuned placeholder may end the snippet (whose trailing newlines

@@ -53,22 +53,11 @@ def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE
     lang = task.impl
     if lang not in _SUFFIX:
         raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
+    tuned = full_params(variant, params)
     bound, filename, arch = _bound(task, variant, root)
-    if bool in map(type, params.values()):    # True == 1 as a cache key, but Triton spells it True
-        return Source(bound.fill(_slot_values(variant, params, lang)), filename, lang, arch)
-    return Source(bound.fill(_tuned_slots(variant, tuple(params.items()), lang)), filename, lang, arch)
-
-
-@lru_cache(maxsize=16384)   # sessions on other tasks of the same op tune the same configurations
-def _tuned_slots(variant, items: tuple, lang: str) -> dict[str, str]:
-    """The tuned slots' values for params `items` (shared: `Bound.fill` only reads them)."""
-    return _slot_values(variant, dict(items), lang)
-
-
-def _slot_values(variant, params: Mapping[str, object], lang: str) -> dict[str, str]:
-    values = templating.literals(full_params(variant, params), lang)
+    values = templating.literals(tuned, lang)
     values["TUNED_CONSTANTS"] = templating.definitions(values, lang)
-    return values
+    return Source(bound.fill(values), filename, lang, arch)
 
 
 @lru_cache(maxsize=512)   # a session renders one task's few variants thousands of times

@@ -254,7 +254,7 @@ class _Episode:
 
 
 def _params_text(params: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in params.items())
+    return ",".join([f"{k}={v}" for k, v in params.items()])
 
 
 def _clip(x, lo, hi):

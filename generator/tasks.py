@@ -24,6 +24,16 @@ class Task:
     dtype: str
     shape: tuple[tuple[str, int], ...]
 
+    def __post_init__(self):
+        # The hash the dataclass would compute, computed once: per-task caches look a task up on every step.
+        object.__setattr__(self, "_hash", hash((self.op, self.impl, self.gpu, self.dtype, self.shape)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return Task, (self.op, self.impl, self.gpu, self.dtype, self.shape)   # str hashes differ per process
+
     def shape_dict(self) -> dict[str, int]:
         return dict(self.shape)
 

@@ -1,5 +1,8 @@
 """The op catalog, tasks and their split, and seeding."""
 import ast
+import copy
+import dataclasses
+import pickle
 import re
 import shutil
 import subprocess
@@ -82,6 +85,16 @@ def test_tasks_are_many_unique_and_expressible():
     # Triton has no fp8 type below sm_89, so no such task exists
     assert not [t for t in tasks if t.impl == "triton" and t.dtype == "fp8" and t.gpu in ("a100", "a10")]
     assert all(t.arch == GPUS[t.gpu].arch for t in tasks[:50])
+
+
+def test_a_task_hashes_as_its_fields_and_survives_pickling_and_replace():
+    """The hash is computed once but must stay the dataclass's: sets of tasks iterate in the same order."""
+    t = all_tasks()[7]
+    assert hash(t) == hash((t.op, t.impl, t.gpu, t.dtype, t.shape))
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t), Task(*dataclasses.astuple(t))):
+        assert other == t and hash(other) == hash(t)
+    moved = dataclasses.replace(t, dtype="fp32")
+    assert hash(moved) == hash((t.op, t.impl, t.gpu, "fp32", t.shape)) and dataclasses.astuple(moved)[3] == "fp32"
 
 
 def test_make_task_checks_the_catalog():

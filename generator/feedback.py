@@ -9,6 +9,7 @@ so it is string formatting only.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from generator import perf
 from generator.hardware import GPUS
@@ -16,6 +17,7 @@ from generator.hardware import GPUS
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
 TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),
               "int8": (5e-2, 2e-2), "int4": (5e-2, 2e-2), "fp4": (1e-1, 1e-1)}
+_ATOL_TEXT = {atol: f"atol = {atol:g}" for atol, _rtol in TOLERANCES.values()}
 
 
 def result_line(elapsed_s: float, status: str) -> str:
@@ -88,23 +90,29 @@ def _correctness(task, kind: str | None, rng) -> str:
             f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}")
 
 
+@lru_cache(maxsize=64)
+def _ms4(ms: float) -> str:
+    """`f"{ms:.4f}"` for the times a session prints again and again (its baseline, its best so far)."""
+    return f"{ms:.4f}"
+
+
 def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
-    atol, rtol = TOLERANCES[task.dtype]
+    atol = TOLERANCES[task.dtype][0]
     u = rng.random() if rng is not None else 0.5
     err = atol * 10 ** (-2.0 + 1.5 * u)
-    gpu = GPUS[task.gpu]
+    dram_gbps = GPUS[task.gpu].dram_gbps
     ach = perf.achieved(task, time_ms)
-    best = f", {best_ms / time_ms:.2f}x vs best so far ({best_ms:.4f} ms)" if best_ms is not None else ""
-    bw = ach["bandwidth_frac"] * gpu.dram_gbps
+    best = f", {best_ms / time_ms:.2f}x vs best so far ({_ms4(best_ms)} ms)" if best_ms is not None else ""
+    bw = ach["bandwidth_frac"] * dram_gbps
     if ach["bound"] == "memory":
         achieved = (f"achieved: {bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth "
-                    f"({gpu.dram_gbps:.0f} GB/s); {ach['tflops']:.2f} TFLOPS")
+                    f"({dram_gbps:.0f} GB/s); {ach['tflops']:.2f} TFLOPS")
     else:
         achieved = (f"achieved: {ach['tflops']:.1f} TFLOPS = {100 * ach['compute_frac']:.1f}% of peak; "
                     f"{bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth")
-    return (f"compile: ok\ncorrectness: ok (max_abs_err = {err:.3g} <= atol = {atol:g})\n"
+    return (f"compile: ok\ncorrectness: ok (max_abs_err = {err:.3g} <= {_ATOL_TEXT[atol]})\n"
             f"time: {time_ms:.4f} ms (median of 100 runs)\n"
-            f"speedup: {baseline_ms / time_ms:.2f}x vs baseline ({baseline_ms:.4f} ms){best}\n{achieved}")
+            f"speedup: {baseline_ms / time_ms:.2f}x vs baseline ({_ms4(baseline_ms)} ms){best}\n{achieved}")
 
 
 def feedback_text(task, expected, *, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:

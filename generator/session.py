@@ -321,8 +321,9 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     if eng.best is None:
         raise ValueError(f"{task}: no candidate compiled, launched and passed in {len(eng.steps)} steps")
     steps = eng.steps
-    costs = [clock.step_cost(rng, kind=s.kind, impl=task.impl, source_lines=s.outcome.lines,
-                             status=s.outcome.status) for s in steps]
+    impl = task.impl
+    costs = [clock.step_cost(rng, kind=s.kind, impl=impl, source_lines=s.outcome.lines,
+                             status=s.outcome.expected.status) for s in steps]
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
     stamps = clock.schedule(costs, min_total_s=lo, max_total_s=hi)
@@ -346,7 +347,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
         "session_id": session_id(task), **fields, "shape": dict(task.shape),
         "best": {"step": best_i + 1, "time_ms": eng.best.time_ms,
                  "speedup": sig(fields["baseline_ms"] / eng.best.time_ms, 4)},
-        "attempts": sum(s.outcome.status == "ok" for s in steps),
+        "attempts": sum(s.outcome.expected.status == "ok" for s in steps),
         "elapsed_s": float(stamps[-1]), "elapsed_hms": clock.hms(stamps[-1]),
         "num_steps": len(steps), "messages": messages, "trace": trace,
     }

@@ -23,9 +23,10 @@ CHECK_S = 4.0                  # correctness run against the reference
 BENCH_S = 9.0                  # warm-up plus timed iterations plus L2 flushes
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StepCost:
-    """Seconds one step costs: `think` is elastic (scaled by `schedule`), `machine` is not."""
+    """Seconds one step costs: `think` is elastic (scaled by `schedule`), `machine` is not (read-only by
+    convention: a frozen dataclass pays a setattr call per field, on every step of every session)."""
 
     think: float
     machine: float

@@ -100,7 +100,7 @@ def _space(variant) -> tuple[tuple, ...]:
     return tuple(tuple(p.items()) for p in variant.all_params())
 
 
-@dataclass
+@dataclass(slots=True)
 class _Step:
     kind: str
     outcome: Outcome

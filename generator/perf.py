@@ -96,12 +96,18 @@ def time_ms(task, variant: Variant, params) -> float:
 
 # ------------------------------------------------------------------------------------------- shared pieces
 def _occupancy(c: _Ctx, threads: int, regs: int, smem: int) -> int:
+    # Two-value min/max written as comparisons here, in _mem_par and in _finish: they run for every candidate
+    # of every session, and the builtins' call costs more than the arithmetic (same values, same order).
     g = c.gpu
-    regs = min(255, regs + (-regs) % 8)
-    bps = min(g.max_blocks_per_sm, g.max_threads_per_sm // max(threads, 1), g.regs_per_sm // max(regs * threads, 1))
-    if smem:
-        bps = min(bps, g.smem_per_sm // smem)
-    return max(bps, 1)
+    regs += (-regs) % 8
+    if regs > 255:
+        regs = 255
+    block_regs = regs * threads
+    bps = min(g.max_blocks_per_sm, g.max_threads_per_sm // (threads if threads > 1 else 1),
+              g.regs_per_sm // (block_regs if block_regs > 1 else 1))
+    if smem and g.smem_per_sm // smem < bps:
+        bps = g.smem_per_sm // smem
+    return bps if bps > 1 else 1
 
 
 def _spill(regs: int) -> float:
@@ -119,10 +125,14 @@ def _resources(c: _Ctx, v: Variant, p: dict) -> tuple[int, int, float]:
 def _mem_par(c: _Ctx, ctas: float, bps: int, inflight_per_cta: float) -> float:
     """Fraction of bandwidth the bytes in flight can sustain (Little's law), capped by how many SMs work."""
     sms = c.gpu.sms
-    resident = min(ctas, sms * bps)
+    slots = sms * bps
+    resident = slots if slots < ctas else ctas
     x = resident * inflight_per_cta / c.need
     par = x / (1 + x ** 3) ** (1 / 3)
-    return min(par, min(ctas, sms) * SM_BYTES_PER_CLK * c.gpu.clock_ghz * 1e9 / c.bw, 1.0)
+    pull = (sms if sms < ctas else ctas) * SM_BYTES_PER_CLK * c.gpu.clock_ghz * 1e9 / c.bw
+    if pull < par:
+        par = pull
+    return 1.0 if 1.0 < par else par
 
 
 def _vec(p: dict, e: float) -> float:
@@ -176,12 +186,15 @@ def _l2_reread(c: _Ctx, nbytes: float) -> float:
 
 def _finish(c: _Ctx, mem_eff: float, comp_eff: float, rate: float, extra_bytes: float = 0.0, launches: int = 1,
             fixed_s: float = 0.0) -> float:
-    mem_eff = min(mem_eff, 1.0)
-    comp_eff = min(comp_eff, 1.0)
-    rate = min(rate, c.peak)
-    t_mem = (c.nbytes + max(extra_bytes, 0.0)) / (c.bw * mem_eff)
+    # min(a, b) is `b if b < a else a`, max(a, b) is `b if b > a else a`: what the builtins return
+    mem_eff = 1.0 if 1.0 < mem_eff else mem_eff
+    comp_eff = 1.0 if 1.0 < comp_eff else comp_eff
+    rate = c.peak if c.peak < rate else rate
+    t_mem = (c.nbytes + (0.0 if 0.0 > extra_bytes else extra_bytes)) / (c.bw * mem_eff)
     t_comp = c.flops / (rate * comp_eff)
-    return max(t_mem, t_comp) + OVERLAP * min(t_mem, t_comp) + fixed_s + max(launches, 1) * LAUNCH_MS * 1e-3
+    slow = t_comp if t_comp > t_mem else t_mem
+    fast = t_comp if t_comp < t_mem else t_mem
+    return slow + OVERLAP * fast + fixed_s + (1 if 1 > launches else launches) * LAUNCH_MS * 1e-3
 
 
 # -------------------------------------------------------------------------------------------- class models

@@ -61,7 +61,7 @@ def schedule(costs: list[StepCost], *, min_total_s: float, max_total_s: float) -
     out = np.rint(np.cumsum(think + machine)).astype(np.int64).tolist()
     previous = 0
     for i, stamp in enumerate(out):
-        previous = out[i] = max(stamp, previous + 1)
+        previous = out[i] = previous + 1 if previous + 1 > stamp else stamp   # max(stamp, previous + 1)
     return out
 
 

@@ -531,7 +531,9 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     e, d = ELEMENT_BYTES[dtype], _task_dims(task) if task is not None else _dims(variant, None)
     smem = int(variant._smem(params, e, d))      # smem_bytes and regs_per_thread, with the dims looked up once
     threads = int(variant._threads(params))
-    regs = min(255, int(variant._regs(params, e, d)))
+    regs = int(variant._regs(params, e, d))
+    if regs > 255:                               # min(255, regs) without the builtin's call: runs per candidate
+        regs = 255
     triton = "triton" in variant.impls
     if variant.static_smem and smem > g.smem_static_max:
         return (f"ptxas error   : Entry function uses too much shared data "

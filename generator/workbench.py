@@ -157,7 +157,8 @@ def _neighbours(variant, config: tuple) -> list[dict]:
     return out or [params]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4)
 def workbench(task) -> Workbench:
-    """The cached bench of `task` (tasks are hashable; a kernelswarm shard revisits few tasks many times)."""
+    """The cached bench of `task`: the kernelswarm plan puts a task's episodes next to each other, so a few
+    benches are reused as much as many would be, and memory stays flat (a bench keeps every render it made)."""
     return Workbench(task)

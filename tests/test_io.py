@@ -90,3 +90,22 @@ def test_failed_finalize_leaves_nothing_that_looks_complete(tmp_path):
     assert summary.out_dir == tmp_path / ".ds.partial" and (summary.out_dir / "rows.jsonl").exists()
     summary = write(out)                                   # the rerun picks the partial shards up
     assert summary.ok and summary.reused_shards == 3 and out.exists()
+
+
+def failing_rows(shard: int):
+    """Rows that break off halfway through shard 1 (a simulator error)."""
+    for row in rows_for(0, shard):
+        if shard == 1 and row["id"] == "r0_15":
+            raise RuntimeError("simulator broke")
+        yield row
+
+
+def test_a_shard_that_fails_midway_leaves_no_file(tmp_path):
+    """Rows are written as they are made; a failure removes the temporary file, so no shard looks complete."""
+    out = tmp_path / "ds"
+    with pytest.raises(RuntimeError, match="simulator broke"):
+        write_dataset(out, rows_for_shard=failing_rows, num_rows=25, shard_size=10, merged_name="rows.jsonl",
+                      progress=False)
+    work = tmp_path / ".ds.partial" / "batches"
+    assert sorted(p.name for p in work.iterdir()) == ["batch_000.jsonl"]
+    assert not out.exists()

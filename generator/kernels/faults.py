@@ -19,7 +19,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Mapping
 
-from generator.kernels import Source
+from generator.hardware import GPUS, has
+from generator.kernels import Source, full_params
+from generator.variants import launch_limits
 
 FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
@@ -1157,10 +1159,6 @@ def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
 
 def expect_clean(source: Source, task, variant, params) -> Expected:
     """What an unedited render does on the task's GPU: ok, or the failure its variant/params choice causes."""
-    from generator.hardware import GPUS, has
-    from generator.kernels import full_params
-    from generator.variants import launch_limits
-
     gpu = GPUS[task.gpu]
     missing = {f for f in variant.requires_for(task.dtype) if not has(gpu, f)}
     if source.lang == "triton":

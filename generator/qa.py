@@ -101,6 +101,11 @@ def _headers(row) -> list[re.Match | None]:
     return list(map(_HEADER.match, [m["content"] for m in row["messages"][3::2]]))
 
 
+def _seconds(headers: list[re.Match]) -> list[int]:
+    """The `t+H:MM:SS` of matched RESULT lines, in seconds."""
+    return [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in headers]
+
+
 @check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")
 def _step_count(row):
     n, trace = row["num_steps"], row["trace"]
@@ -136,7 +141,7 @@ def _feedback_header(row):
 
 @check(KI, "timestamps", "feedback timestamps strictly increase; the last equals elapsed_s and elapsed_hms")
 def _timestamps(row):
-    secs = [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in _headers(row) if h]
+    secs = _seconds([h for h in _headers(row) if h])
     if not all(map(operator.lt, secs, secs[1:])):
         return "timestamps do not strictly increase"
     if not secs or secs[-1] != row["elapsed_s"]:
@@ -284,7 +289,7 @@ def _session_checks_pass(row) -> bool:
     headers = _headers(row)
     if [h[4] if h else _NO_HEADER for h in headers] != [t["status"] for t in trace]:
         return False
-    secs = [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in headers]
+    secs = _seconds(headers)
     elapsed = row["elapsed_s"]
     if not all(map(operator.lt, secs, secs[1:])) or secs[-1] != elapsed or not 3600 <= elapsed <= 5 * 3600:
         return False

@@ -6,7 +6,6 @@ time are cached per (variant, params): an optimizer revisits the same candidates
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -75,7 +74,7 @@ class Workbench:
         self._lines: dict[str, int] = {}   # per variant: tuning changes its constants' values, never its lines
 
     def defaults(self, tag: str) -> dict:
-        return {name: values[0] for name, values in self.by_tag[tag].params.items()}
+        return self.by_tag[tag].default_params()
 
     def grid(self, tag: str) -> list[dict]:
         """Every configuration of the variant's space, in product order (shared: copy one before keeping it)."""
@@ -88,8 +87,7 @@ class Workbench:
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
-        hit = self._renders.get((tag, tuple(params.items())))
-        return (hit or self._clean(tag, params))[2]
+        return self._clean(tag, params)[2]
 
     def _clean(self, tag: str, params: dict) -> tuple[Source, Expected, float | None]:
         key = (tag, tuple(params.items()))
@@ -141,8 +139,7 @@ def _line_count(source: Source) -> int:
 # A variant's configuration space is the same on every task, so its views are built once per catalog variant.
 @lru_cache(maxsize=None)
 def _grid(variant) -> list[dict]:
-    names = list(variant.params)
-    return [dict(zip(names, combo)) for combo in itertools.product(*variant.params.values())]
+    return variant.all_params()
 
 
 @lru_cache(maxsize=None)

@@ -16,7 +16,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, count
+from itertools import accumulate, compress, count
 from operator import ne
 from typing import Hashable
 
@@ -49,9 +49,7 @@ class _Family:
     def __init__(self, source: Source):
         self.source = source
         self.lines = source.text.split("\n")
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
         self.sites: dict[str, object] = {}
         self.made: dict[tuple, _Made] = {}
         self._defines: list[tuple[int, str, str]] | None = None
@@ -194,12 +192,11 @@ def _carry(made: _Made, fam: _Family, source: Source, lines: list[str], differ) 
 def _display_for(code_line: str, col: int, fam: _Family, lines: list[str], differ) -> str:
     """nvcc's shown line, its macros expanded with the render's own #defines (those on the differing lines
     read from the render)."""
-    raw = dict((name, value) for line, name, value in fam.defines() if line not in differ)
-    if differ:
-        patched = [(line, m.group(1), m.group(2)) for line in differ for m in _DEFINE.finditer(lines[line])]
-        if patched:
-            ordered = [d for d in fam.defines() if d[0] not in differ] + patched
-            raw = dict((name, value) for _line, name, value in sorted(ordered, key=lambda d: d[0]))
+    ordered = [d for d in fam.defines() if d[0] not in differ]
+    patched = [(line, m.group(1), m.group(2)) for line in differ for m in _DEFINE.finditer(lines[line])]
+    if patched:                       # in line order, so a later #define of a name wins as in the file
+        ordered = sorted(ordered + patched, key=lambda d: d[0])
+    raw = {name: value for _line, name, value in ordered}
 
     def macro(name: str) -> str | None:
         if name in raw:

@@ -8,7 +8,7 @@ think time is the engineer's and is what `schedule` stretches or squeezes so a s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,36 +23,39 @@ CHECK_S = 4.0                  # correctness run against the reference
 BENCH_S = 9.0                  # warm-up plus timed iterations plus L2 flushes
 
 
-@dataclass(slots=True)
-class StepCost:
-    """Seconds one step costs: `think` is elastic (scaled by `schedule`), `machine` is not (read-only by
-    convention: a frozen dataclass pays a setattr call per field, on every step of every session)."""
+class StepCost(NamedTuple):
+    """Seconds one step costs: `think` is elastic (scaled by `schedule`), `machine` is not."""
 
     think: float
     machine: float
 
 
-def step_cost(rng: np.random.Generator, *, kind: str, impl: str, source_lines: int, status: str) -> StepCost:
-    """Draw the cost of one step: think time by kind, compile by language and size, check/bench by status."""
+def step_seconds(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
+    """Draw the (think, machine) seconds of one step: think time by kind, compile by language and size,
+    check/bench by status. A plain pair from positional arguments: drawn for every step of every session."""
     think = THINK_S[kind] * float(np.exp(THINK_SIGMA * rng.standard_normal()))
     compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
-    compile_s *= 0.8 + 0.4 * float(rng.random())
+    compile_s *= 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
     if status == "compile_error":
-        return StepCost(think, compile_s * COMPILE_ERROR_FRACTION)
+        return think, compile_s * COMPILE_ERROR_FRACTION
     machine = compile_s + CHECK_S
     if status == "ok":
-        machine += BENCH_S * (0.8 + 0.4 * float(rng.random()))
-    return StepCost(think, machine)
+        machine += BENCH_S * (0.8 + 0.4 * rng.random())
+    return think, machine
 
 
-def schedule(costs: list[StepCost], *, min_total_s: float, max_total_s: float) -> list[int]:
-    """Cumulative whole-second timestamps, one per step, strictly increasing.
+def step_cost(rng: np.random.Generator, *, kind: str, impl: str, source_lines: int, status: str) -> StepCost:
+    """`step_seconds` with named arguments and fields."""
+    return StepCost._make(step_seconds(rng, kind, impl, source_lines, status))
+
+
+def schedule(costs: list[tuple[float, float]], *, min_total_s: float, max_total_s: float) -> list[int]:
+    """Cumulative whole-second timestamps, one per step (a (think, machine) pair or StepCost), strictly increasing.
 
     Think time is scaled by one factor so the total falls inside [min_total_s, max_total_s] (unchanged when it
     already does): a short session is a slow, careful one, a long one a brisk one. Every step lasts >= 1 s.
     """
-    think = np.fromiter((c.think for c in costs), float, len(costs))
-    machine = np.fromiter((c.machine for c in costs), float, len(costs))
+    think, machine = (np.array(seconds, float) for seconds in zip(*costs))
     total = think.sum() + machine.sum()
     target = min(max(total, min_total_s), max_total_s)
     if target != total and think.sum() > 0:

@@ -11,7 +11,6 @@ module only decides what the engineer does next and records it.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -100,15 +99,9 @@ def _space(variant) -> tuple[tuple, ...]:
     return tuple(tuple(p.items()) for p in variant.all_params())
 
 
-@dataclass(slots=True)
-class _Step:
-    kind: str
-    outcome: Outcome
-    feedback: str          # the report after the RESULT line
-
-
 class _Engineer:
-    """The decision loop over one task's workbench; `steps` is the session's history."""
+    """The decision loop over one task's workbench; `steps` is the session's history, one (kind, outcome,
+    report after the RESULT line) tuple per step (a tuple: ~180K steps a run, no class to build)."""
 
     def __init__(self, wb: Workbench, rng: np.random.Generator):
         self.wb, self.rng = wb, rng
@@ -116,13 +109,14 @@ class _Engineer:
         if not any(wb.legal.values()):
             raise ValueError(f"{wb.task}: no {wb.task.impl} variant of {wb.task.op} can run {self.dtype} "
                              f"on {wb.task.gpu}")
-        self.steps: list[_Step] = []
+        self.steps: list[tuple[str, Outcome, str]] = []
         self.best: Outcome | None = None
         self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
         self.tried: set[tuple] = set()
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
-        self.no_moves: set[tuple] = set()      # (tag, params, reach) whose neighbours are all tried
+        self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
+        self.limited: dict[tuple, bool] = {}   # (tag, params) -> whether it hits a launch limit (asked again and again)
         self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
         self._frontier: list = []              # per_tag's (outcome, params key) fastest first, less exhausted ones
@@ -146,7 +140,7 @@ class _Engineer:
         out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG)
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
-        self.steps.append(_Step(kind, out, text))
+        self.steps.append((kind, out, text))
         self.tried.add((tag, tuple(params.items())))
         time_ms = out.time_ms
         if time_ms is None:
@@ -213,21 +207,24 @@ class _Engineer:
 
     def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
         """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the
-        `tried` keys). An empty answer stays empty (nothing is ever untried again), so it is remembered."""
-        if (tag, base, reach) in self.no_moves:
-            return []
-        out = []
-        tried, limited = self.tried, tag in self.launch_failed
-        for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
-            i = values.index(base[k][1])
-            for j in (i - reach, i + reach):
-                if 0 <= j < len(values):
-                    key = base[:k] + ((name, values[j]),) + base[k + 1:]
-                    if (tag, key) not in tried and not (limited and self._known_limit(tag, key)):
-                        out.append(key)
-        if not out:
-            self.no_moves.add((tag, base, reach))
-        return out
+        `tried` keys). The moves of a (tag, base, reach) are built on its first ask; later asks drop from the
+        last answer what has been tried or blocked since (both only grow), in the same order."""
+        where = (tag, base, reach)
+        moves = self.moves.get(where)
+        if moves is None:
+            moves = []
+            for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
+                i = values.index(base[k][1])
+                for j in (i - reach, i + reach):
+                    if 0 <= j < len(values):
+                        moves.append(base[:k] + ((name, values[j]),) + base[k + 1:])
+        tried = self.tried
+        if tag in self.launch_failed:
+            moves = [key for key in moves if (tag, key) not in tried and not self._known_limit(tag, key)]
+        else:
+            moves = [key for key in moves if (tag, key) not in tried]
+        self.moves[where] = moves
+        return moves
 
     def _next_move(self) -> tuple[str, dict, str] | None:
         """Local search: an untried neighbour of the best, sometimes (or when the best's are exhausted) of the
@@ -286,8 +283,12 @@ class _Engineer:
         """True when this variant already failed to launch here and params `key` would fail the same way."""
         if tag not in self.launch_failed:
             return False
-        wb = self.wb
-        return launch_limits(wb.by_tag[tag], dict(key), wb.gpu, self.dtype, wb.task) is not None
+        limited = self.limited.get((tag, key))
+        if limited is None:
+            wb = self.wb
+            limited = self.limited[tag, key] = launch_limits(wb.by_tag[tag], dict(key), wb.gpu, self.dtype,
+                                                             wb.task) is not None
+        return limited
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""
@@ -322,8 +323,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
         raise ValueError(f"{task}: no candidate compiled, launched and passed in {len(eng.steps)} steps")
     steps = eng.steps
     impl = task.impl
-    costs = [clock.step_cost(rng, kind=s.kind, impl=impl, source_lines=s.outcome.lines,
-                             status=s.outcome.expected.status) for s in steps]
+    costs = [clock.step_seconds(rng, kind, impl, out.lines, out.expected.status) for kind, out, _text in steps]
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
     stamps = clock.schedule(costs, min_total_s=lo, max_total_s=hi)
@@ -331,23 +331,25 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
                 {"role": "user", "content": user_prompt(task, wb.fields)}]
     trace = []
     running = float("inf")
-    for i, (s, t) in enumerate(zip(steps, stamps), 1):
-        out = s.outcome
+    attempts = 0
+    best, best_step = eng.best, None
+    for i, ((kind, out, text), t) in enumerate(zip(steps, stamps), 1):
         status, time_ms = out.expected.status, out.time_ms
-        messages.append({"role": "assistant", "content": out.source.text})
-        messages.append({"role": "user", "content": f"{feedback.result_line(t, status)}\n{s.feedback}"})
+        messages += ({"role": "assistant", "content": out.source.text},
+                     {"role": "user", "content": f"{feedback.result_line(t, status)}\n{text}"})
+        attempts += status == "ok"
         kept = time_ms is not None and time_ms < running
         if kept:
             running = time_ms
-        trace.append({"step": i, "tag": out.tag, "kind": s.kind, "params": out.params, "status": status,
+        if out is best:                    # each submit is its own Outcome: one step is the best
+            best_step = i
+        trace.append({"step": i, "tag": out.tag, "kind": kind, "params": out.params, "status": status,
                       "time_ms": time_ms, "kept": kept})
-    best_i = next(i for i, s in enumerate(steps) if s.outcome is eng.best)
     fields = wb.fields
     return {
         "session_id": session_id(task), **fields, "shape": dict(task.shape),
-        "best": {"step": best_i + 1, "time_ms": eng.best.time_ms,
-                 "speedup": sig(fields["baseline_ms"] / eng.best.time_ms, 4)},
-        "attempts": sum(s.outcome.expected.status == "ok" for s in steps),
+        "best": {"step": best_step, "time_ms": best.time_ms, "speedup": sig(fields["baseline_ms"] / best.time_ms, 4)},
+        "attempts": attempts,
         "elapsed_s": float(stamps[-1]), "elapsed_hms": clock.hms(stamps[-1]),
         "num_steps": len(steps), "messages": messages, "trace": trace,
     }

@@ -19,9 +19,10 @@ __all__ = ["Source", "TemplateError", "compile_arch", "render", "full_params"]
 _SUFFIX = {"cuda": ".cu", "triton": ".py"}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Source:
-    """One rendered candidate: the text and what a compiler needs to know to build it."""
+    """One rendered candidate: the text and what a compiler needs to know to build it (read-only by convention:
+    a frozen dataclass pays a setattr call per field, on every render; hashed by value like a frozen one)."""
 
     text: str
     filename: str        # e.g. "flash_decode_split_kv.cu": the name nvcc/Triton diagnostics print
@@ -54,16 +55,18 @@ def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE
     if lang not in _SUFFIX:
         raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
     tuned = full_params(variant, params)
-    bound, filename, arch = _bound(task, variant, root)
-    values = templating.literals(tuned, lang)
-    values["TUNED_CONSTANTS"] = templating.definitions(values, lang)
+    bound, param_slots, filename, arch = _bound(task, variant, root)
+    values = {"TUNED_CONSTANTS": templating.tuned_constants(tuned, lang)}
+    if param_slots:
+        values.update(templating.literals(tuned, lang))
     return Source(bound.fill(values), filename, lang, arch)
 
 
 @lru_cache(maxsize=512)   # a session renders one task's few variants thousands of times
-def _bound(task, variant, root: Path) -> tuple[templating.Bound, str, str]:
+def _bound(task, variant, root: Path) -> tuple[templating.Bound, bool, str, str]:
     """The variant's template (and op snippet) bound to everything about the task, leaving the tuned
-    parameters open; the source's file name and compile arch."""
+    parameters open; whether a slot other than TUNED_CONSTANTS is left (most templates have none); the source's
+    file name and compile arch."""
     from generator.hardware import GPUS
     from generator.ops import OPS
 
@@ -94,4 +97,6 @@ def _bound(task, variant, root: Path) -> tuple[templating.Bound, str, str]:
                                 f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")
         templating.check_tuned_lines(snippet, names)
         values["OP_SNIPPET"] = templating.load(snippet).bind(values, slots).rstrip_newlines()
-    return main.bind(values, slots), f"{task.op}_{variant.tag}{_SUFFIX[lang]}", arch
+    bound = main.bind(values, slots)
+    param_slots = any(name != "TUNED_CONSTANTS" for name in bound.pieces[1::2])
+    return bound, param_slots, f"{task.op}_{variant.tag}{_SUFFIX[lang]}", arch

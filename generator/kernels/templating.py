@@ -165,12 +165,8 @@ def literals(params: Mapping[str, object], lang: str) -> dict[str, str]:
 
 
 def tuned_constants(params: Mapping[str, object], lang: str) -> str:
-    """One definition line per tuned parameter, in the given order."""
-    return definitions(literals(params, lang), lang)
-
-
-def definitions(literal_values: Mapping[str, str], lang: str) -> str:
-    """`tuned_constants` from values already written as literals."""
+    """One definition line per tuned parameter, in the given order (values written as `literal` writes them, in
+    one pass: it runs on every render)."""
     if lang == "cuda":
-        return "\n".join([f"#define {k} {v}" for k, v in literal_values.items()])
-    return "\n".join([f"{k} = {v}" for k, v in literal_values.items()])
+        return "\n".join([f"#define {k} {literal(v, lang) if v.__class__ is bool else v}" for k, v in params.items()])
+    return "\n".join([f"{k} = {v}" for k, v in params.items()])     # Python: str(True) is its literal

@@ -17,7 +17,7 @@ performance model reasons about (grid sizes, tiles, rows):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 FAMILIES = ("attention", "gemm", "kv_cache", "sampler", "moe", "ssm", "misc")
@@ -50,6 +50,8 @@ class Op:
     _flops: Callable[[Shape], float]
     _dims: Callable[[Shape], dict]
     weight_only: bool = False  # quantized weights, fp16 activations and fp16 tensor-core math (W4A16, W8A16)
+    # (impl, dtype) -> signature: asked for each variant a session binds, and built from a dozen small strings
+    _signatures: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def compute_dtype(self, dtype: str) -> str:
         """The dtype whose arithmetic rate bounds this op: fp16 for weight-only quantization, else the dtype."""
@@ -67,6 +69,12 @@ class Op:
     def signature(self, impl: str, dtype: str | None = None) -> str:
         """C prototype of the CUDA kernel, or the `def` line of the Triton kernel."""
         dtype = dtype or self.dtypes[0]
+        known = self._signatures.get((impl, dtype))
+        if known is None:
+            known = self._signatures[impl, dtype] = self._signature(impl, dtype)
+        return known
+
+    def _signature(self, impl: str, dtype: str) -> str:
         scalars = list(self.shapes[0])
         if impl == "triton":
             ptrs = [f"{a.split()[1].split(':')[0]}_ptr" for a in self.args]

@@ -33,12 +33,16 @@ class Template:
 
     def bind(self, values: Mapping[str, str | Bound], slots: frozenset[str] = frozenset()) -> Bound:
         """Substitute every placeholder but those in `slots` (a `Bound` value is spliced in, its slots kept
-        open); what is left to fill per render is only the slots."""
-        out = [self.pieces[0]]
-        for i in range(1, len(self.pieces), 2):
-            name, after = self.pieces[i], self.pieces[i + 1]
+        open); what is left to fill per render is only the slots. Each literal piece is joined once from its
+        parts (every session binds its task's templates: growing one string would copy it per placeholder)."""
+        pieces = self.pieces
+        out: list[str] = []
+        run = [pieces[0]]                  # the parts of the literal piece being built
+        for i in range(1, len(pieces), 2):
+            name, after = pieces[i], pieces[i + 1]
             if name in slots:
-                out += (name, after)
+                out += ("".join(run), name)
+                run = [after]
                 continue
             try:
                 value = values[name]
@@ -46,11 +50,15 @@ class Template:
                 raise TemplateError(f"{self.where(name)}: unknown placeholder {{{{{name}}}}} "
                                     f"(known: {', '.join(sorted({*values, *slots}))})") from None
             if isinstance(value, Bound):
-                out[-1] += value.pieces[0]
-                out += value.pieces[1:]
-                out[-1] += after
+                run.append(value.pieces[0])
+                if len(value.pieces) > 1:
+                    out.append("".join(run))
+                    out += value.pieces[1:-1]
+                    run = [value.pieces[-1]]
+                run.append(after)
             else:
-                out[-1] += value + after
+                run += (value, after)
+        out.append("".join(run))
         return Bound(tuple(out))
 
     def where(self, name: str) -> str:

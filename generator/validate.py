@@ -265,7 +265,7 @@ def _stats_counts(stats: dict, shards: tuple[Path, ...], folder: Path, rows: dic
 
 def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str] | None:
     """(line, message) where the merged view stops being the byte concatenation of the shards, else None."""
-    line = 1
+    offset = 0          # bytes of the view that match
     with open(merged, "rb") as view:
         for shard in shards:
             with open(shard, "rb") as part:
@@ -273,12 +273,26 @@ def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str
                     got = view.read(len(want))
                     if got != want:
                         at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-                        line += got[:at].count(b"\n")
-                        return line, f"differs from the concatenation of {SHARDS}/*.jsonl (at {shard.name})"
-                    line += got.count(b"\n")
+                        return (_line_at(merged, offset + at),
+                                f"differs from the concatenation of {SHARDS}/*.jsonl (at {shard.name})")
+                    offset += len(got)
         if view.read(1):
-            return line, f"has bytes after the end of the last shard ({shards[-1].name})"
+            return _line_at(merged, offset), f"has bytes after the end of the last shard ({shards[-1].name})"
     return None
+
+
+def _line_at(path: Path, offset: int) -> int:
+    """The line holding byte `offset` of `path`: newlines are counted only once a difference is found (counting them
+    on the way costs as much as reading the file)."""
+    newlines = 0
+    with open(path, "rb") as stream:
+        while offset > 0:
+            block = stream.read(min(1 << 20, offset))
+            if not block:
+                break
+            newlines += block.count(b"\n")
+            offset -= len(block)
+    return newlines + 1
 
 
 def _check_document(path: Path, schema: str) -> tuple[dict | None, list[tuple[int | None, Problem]]]:

@@ -84,6 +84,35 @@ def test_a_render_whose_lines_all_differ_gets_the_direct_fault():
             assert carried[1] is None or carried[0].text != first.text
 
 
+def _split_differences(first, other) -> dict[int, str] | None:
+    lines, others = first.text.split("\n"), other.text.split("\n")
+    if len(lines) != len(others):
+        return None
+    return {i: b for i, (a, b) in enumerate(zip(lines, others)) if a != b}
+
+
+def test_a_render_read_against_the_lines_known_to_vary_has_the_differences_of_a_line_split():
+    """A family compares later renders with its first on the lines some render differed on (the rest in
+    place): each render's differing lines are still exactly those a line-by-line comparison finds."""
+    rand = random.Random(5)
+    tasks = collections.defaultdict(list)
+    for task in all_tasks():
+        tasks[(task.op, task.impl, task.dtype)].append(task)
+    for key in rand.sample(sorted(tasks), 25):
+        variant = rand.choice(variants_for(*key))
+        renders = [render(rand.choice(tasks[key]), variant,
+                          {name: rand.choice(values) for name, values in variant.params.items()}) for _ in range(6)]
+        first = renders[0]
+        lines = first.text.split("\n")
+        renders += [replace(first, text=first.text.replace("\n", " \n", 1)),          # a line no render varied on
+                    replace(renders[1], text=renders[1].text + "\n"),                  # one line more
+                    replace(first, text="\n".join(lines[:-1] + [lines[-1] + "x"]))]    # the last line
+        fam = fault_families._Family(first)
+        for other in renders + renders[::-1]:
+            got = fam._render(other)
+            assert (None if got is None else dict(got.lines)) == _split_differences(first, other), key
+
+
 def test_kinds_that_read_the_compile_target_are_not_carried():
     assert "static_smem_overflow" not in fault_families.CARRIED_KINDS
     assert "triton_fp8_unsupported" not in fault_families.CARRIED_KINDS

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, compress, count
 from operator import ne
@@ -22,13 +22,14 @@ from typing import Hashable
 
 from generator.kernels import Source
 from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, FAULT_KINDS, Edit, Expected, NvccAt, TritonAt,
-                                      _display, _expand, _identifiers, _triton_error, code_view, inject, maker_for,
+                                      _display, _expand, _identifiers, code_view, inject, maker_for, triton_expected,
                                       typo_options)
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
 _MISSPELLING_KINDS = frozenset({"undefined_identifier", "triton_compilation_error"})
 _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a comment or string if inserted
+_MAX_VARYING = 64      # lines checked one by one against a render; past that, splitting it into lines is cheaper
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,41 @@ class _Made:
     """One choice's fault on the family's first render, in that render's coordinates."""
 
     edit: Edit
+    edit_line: int               # 0-based line of edit.start
     needs: frozenset[int]        # 0-based lines that must read the same in a render that takes this edit
-    misspelt: str | None         # the name a misspelling replaced (its options must not hit a differing line)
+    misspelt: frozenset[str] | None   # a misspelling's options (they must not be names on a differing line)
     report: object               # Expected, NvccAt or TritonAt (offsets in the edited text)
     at: tuple[tuple[int, int], ...]   # the report's (line, col) in the edited text: NvccAt pos; TritonAt def, pos
     code_line: str | None        # nvcc: the shown line of the edited text, comments and strings blanked
+    nvcc: dict = field(default_factory=dict, compare=False)   # the carried nvcc report per Render.define_lines
+
+
+class _Render:
+    """A render of the family, as the lines on which it reads otherwise than the family's first render."""
+
+    __slots__ = ("lines", "_above", "_shift", "_define_lines")
+
+    def __init__(self, fam: _Family, lines: dict[int, str]):
+        self.lines = lines                     # 0-based line -> the render's text, for each differing line, in order
+        self._above = list(lines)
+        self._shift = list(accumulate(len(text) - len(fam.lines[i]) for i, text in lines.items()))
+        self._define_lines: tuple | None = None
+
+    @property
+    def differ(self):
+        return self.lines.keys()
+
+    def line_start(self, fam: _Family, line: int) -> int:
+        """Where line `line` starts in the render: the first render's start, moved by the differing lines above."""
+        k = bisect.bisect_left(self._above, line)
+        return fam.starts[line] + (self._shift[k - 1] if k else 0)
+
+    def define_lines(self, fam: _Family) -> tuple[tuple[int, str], ...]:
+        """The differing lines that hold a #define in either render: all a render's macros depend on."""
+        if self._define_lines is None:
+            self._define_lines = tuple((i, text) for i, text in self.lines.items()
+                                       if i in fam.define_lines() or _DEFINE.match(text))
+        return self._define_lines
 
 
 class _Family:
@@ -53,9 +84,62 @@ class _Family:
         self.sites: dict[str, object] = {}
         self.made: dict[tuple, _Made] = {}
         self._defines: list[tuple[int, str, str]] | None = None
+        self._define_lines: frozenset[int] | None = None
+        self._raw: dict[tuple, dict[str, str]] = {}
+        self._varying: list[int] = []            # lines on which some render differed, in order
+        self._pieces = [source.text]             # the text around them: before the first, after each
+        self._last: tuple[str, _Render | None] = (source.text, _Render(self, {}))
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_right(self.starts, pos) - 1
+
+    def render(self, source: Source) -> _Render | None:
+        """The render's differing lines; None when it has another line count, language or file name."""
+        text = source.text
+        if text is not self._last[0]:      # a render is often faulted again right after (same object)
+            self._last = (text, self._render(source))
+        return self._last[1]
+
+    def _render(self, source: Source) -> _Render | None:
+        if source.lang != self.source.lang or source.filename != self.source.filename:
+            return None
+        lines = self._known_lines(source.text) if len(self._varying) <= _MAX_VARYING else None
+        if lines is None:
+            split = source.text.split("\n")
+            if len(split) != len(self.lines):
+                return None
+            lines = {i: split[i] for i in compress(count(), map(ne, self.lines, split))}
+            if not lines.keys() <= set(self._varying):
+                self._vary(lines)
+        return _Render(self, lines)
+
+    def _known_lines(self, text: str) -> dict[int, str] | None:
+        """The render's differing lines when they are all among the lines known to vary, else None: each piece
+        of unvarying text is compared in place, each varying line read up to its newline."""
+        pieces, lines = self._pieces, self.lines
+        if not text.startswith(pieces[0]):
+            return None
+        pos, out = len(pieces[0]), {}
+        for i, after in zip(self._varying, pieces[1:]):
+            end = text.find("\n", pos)
+            if not after:                        # the file's last line
+                if end >= 0:
+                    return None
+                end = len(text)
+            elif end < 0 or not text.startswith(after, end):
+                return None
+            if end - pos != len(lines[i]) or not text.startswith(lines[i], pos):
+                out[i] = text[pos:end]
+            pos = end + len(after)
+        return out if pos == len(text) else None
+
+    def _vary(self, lines: dict[int, str]) -> None:
+        """Count `lines` among the varying lines from now on."""
+        self._varying = varying = sorted(set(self._varying) | lines.keys())
+        text, starts = self.source.text, self.starts
+        ends = [starts[i + 1] - 1 for i in varying]          # the newline after each (or the text's end)
+        self._pieces = [text[:starts[varying[0]]]] + [text[end:starts[nxt]] for end, nxt in zip(ends, varying[1:])] \
+            + [text[ends[-1]:]]
 
     def sites_for(self, kind: str):
         if kind not in self.sites:
@@ -79,14 +163,14 @@ class _Family:
         code_line = None
         if isinstance(report, (NvccAt, TritonAt)):
             if "\n" in replaced or "\n" in edit.new:    # positions after the edit would move between lines
-                return _Made(edit, frozenset(range(len(self.lines))), None, report, (), None)
+                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None)
             at = tuple(self._edited_line_col(edit, pos) for pos in
                        ((report.pos,) if isinstance(report, NvccAt) else (report.def_pos, report.pos)))
             needs.update(line for line, _col in at)
         if isinstance(report, NvccAt):
             code_line = self._edited_code_line(edit, at[0][0])
-        misspelt = replaced if kind in _MISSPELLING_KINDS else None
-        return _Made(edit, frozenset(needs), misspelt, report, at, code_line)
+        misspelt = frozenset(typo_options(replaced)) if kind in _MISSPELLING_KINDS else None
+        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line)
 
     def _edited_line_col(self, edit: Edit, pos: int) -> tuple[int, int]:
         """(0-based line, col) of offset `pos` of the edited text (the edit changes no line count)."""
@@ -120,6 +204,25 @@ class _Family:
             self._defines = [(self.line_of(m.start()), m.group(1), m.group(2)) for m in _DEFINE.finditer(text)]
         return self._defines
 
+    def define_lines(self) -> frozenset[int]:
+        if self._define_lines is None:
+            self._define_lines = frozenset(line for line, _name, _value in self.defines())
+        return self._define_lines
+
+    def raw_macros(self, render: _Render) -> dict[str, str]:
+        """NAME -> raw value of the render's #defines (a later one of a name wins, as in the file): the first
+        render's, with those on the differing lines read from the render."""
+        key = render.define_lines(self)
+        raw = self._raw.get(key)
+        if raw is None:
+            differ = render.differ
+            ordered = [d for d in self.defines() if d[0] not in differ]
+            patched = [(line, m.group(1), m.group(2)) for line, text in key for m in _DEFINE.finditer(text)]
+            if patched:                       # in line order, so a later #define of a name wins as in the file
+                ordered = sorted(ordered + patched, key=lambda d: d[0])
+            raw = self._raw[key] = {name: value for _line, name, value in ordered}
+        return raw
+
 
 _FAMILIES: dict[Hashable, _Family] = {}
 
@@ -132,27 +235,26 @@ def inject_like(source: Source, kind: str, rng, family: Hashable) -> tuple[Sourc
     fam = _FAMILIES.get(family)
     if fam is None:
         fam = _FAMILIES[family] = _Family(source)
-    same = source.text == fam.source.text
-    lines = fam.lines if same else source.text.split("\n")
-    if len(lines) != len(fam.lines) or source.lang != fam.source.lang or source.filename != fam.source.filename:
+    render = fam.render(source)
+    if render is None:
         return inject(source, kind, rng)
-    differ = () if same else set(compress(count(), map(ne, fam.lines, lines)))
+    differ = render.differ
     rewind = rng.bit_generator.state if differ else None
-    maker = maker_for(fam.source, kind)
-    made = fam.make(kind, maker.draw(fam.source, fam.sites_for(kind), rng))
-    if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, lines, differ)):
+    made = fam.make(kind, maker_for(fam.source, kind).draw(fam.source, fam.sites_for(kind), rng))
+    if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, render)):
         rng.bit_generator.state = rewind
         return inject(source, kind, rng)
-    return _carry(made, fam, source, lines, differ)
+    return _carry(made, fam, source, render)
 
 
-def _misspelling_differs(made: _Made, fam: _Family, lines: list[str], differ) -> bool:
+def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:
     """Whether a misspelling's options could be filtered differently: the names the render has (which a
     misspelling must avoid) differ from the first render's only by the names on the differing lines."""
-    if made.misspelt is None:
+    options = made.misspelt
+    if options is None:
         return False
-    options = typo_options(made.misspelt)
-    return any(not _line_names(line).isdisjoint(options) for i in differ for line in (fam.lines[i], lines[i]))
+    return any(not options.isdisjoint(_line_names(line)) for i, text in render.lines.items()
+               for line in (fam.lines[i], text))
 
 
 @lru_cache(maxsize=4096)
@@ -160,44 +262,36 @@ def _line_names(line: str) -> frozenset[str]:
     return frozenset(_identifiers(line))
 
 
-def _carry(made: _Made, fam: _Family, source: Source, lines: list[str], differ) -> tuple[Source, Expected]:
-    """The made fault moved into `source` (its lines in `lines`) by line and column."""
-    def line_start(line: int) -> int:
-        """Where line `line` starts in the render: the first render's start, moved by the differing lines above."""
-        return fam.starts[line] + sum(len(lines[i]) - len(fam.lines[i]) for i in differ if i < line)
-
-    def moved(pos: int) -> int:
-        line = fam.line_of(pos)
-        return line_start(line) + pos - fam.starts[line]
-
-    edit = made.edit
-    start = moved(edit.start)
+def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[Source, Expected]:
+    """The made fault moved into `source` (a render of `fam`) by line and column."""
+    edit, edit_line = made.edit, made.edit_line
+    start = render.line_start(fam, edit_line) + edit.start - fam.starts[edit_line]
     text = source.text[:start] + edit.new + source.text[start + edit.end - edit.start:]
     report = made.report
     if isinstance(report, TritonAt):
-        edit_line, delta = fam.line_of(edit.start), len(edit.new) - (edit.end - edit.start)
-        def_pos, pos = (line_start(line) + (delta if line > edit_line else 0) + col for line, col in made.at)
-        expected = _triton_error(source, report.kind, text, def_pos, pos, report.error)
+        delta = len(edit.new) - (edit.end - edit.start)
+
+        def edited_start(line: int) -> int:
+            return render.line_start(fam, line) + (delta if line > edit_line else 0)
+        (def_line, _def_col), (line, col) = made.at
+        end = edited_start(line + 1) - 1 if line + 1 < len(fam.lines) else len(text)
+        expected = triton_expected(report.kind, line + 1, col, def_line + 1, text[edited_start(def_line):end],
+                                   report.error)
     elif isinstance(report, NvccAt):
-        (line, col), = made.at
-        shown = _display_for(made.code_line, col, fam, lines, differ)
-        expected = Expected("compile_error", report.kind, "nvcc", line + 1,
-                            f"{source.filename}({line + 1}): error: {report.message}", report.prefix + shown,
-                            report.n_errors)
+        key = render.define_lines(fam)
+        expected = made.nvcc.get(key)
+        if expected is None:
+            (line, col), = made.at
+            expected = made.nvcc[key] = Expected(
+                "compile_error", report.kind, "nvcc", line + 1, f"{source.filename}({line + 1}): error: {report.message}",
+                report.prefix + _display_for(made.code_line, col, fam.raw_macros(render)), report.n_errors)
     else:
         expected = report
     return Source(text, source.filename, source.lang, source.compile_arch), expected
 
 
-def _display_for(code_line: str, col: int, fam: _Family, lines: list[str], differ) -> str:
-    """nvcc's shown line, its macros expanded with the render's own #defines (those on the differing lines
-    read from the render)."""
-    ordered = [d for d in fam.defines() if d[0] not in differ]
-    patched = [(line, m.group(1), m.group(2)) for line in differ for m in _DEFINE.finditer(lines[line])]
-    if patched:                       # in line order, so a later #define of a name wins as in the file
-        ordered = sorted(ordered + patched, key=lambda d: d[0])
-    raw = {name: value for _line, name, value in ordered}
-
+def _display_for(code_line: str, col: int, raw: dict[str, str]) -> str:
+    """nvcc's shown line, its macros expanded with the render's own #defines (`raw`)."""
     def macro(name: str) -> str | None:
         if name in raw:
             return _expand(name, raw)

@@ -958,10 +958,16 @@ def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
 def _triton_error(source: Source, kind: str, text: str, def_pos: int, pos: int, error: str) -> Expected:
     line, col = _line_col(text, pos)
     def_line = _line_col(text, def_pos)[0]
-    rel = line - def_line + 1
-    excerpt = "\n".join(text.split("\n")[def_line - 1:line])
-    context = f"{excerpt}\n{' ' * col}^\n{error}"
-    return Expected("compile_error", kind, "triton", line, f"at {rel}:{col}:", context)
+    end = text.find("\n", pos)
+    excerpt = text[text.rfind("\n", 0, def_pos) + 1:end if end >= 0 else len(text)]   # the def line to pos's
+    return triton_expected(kind, line, col, def_line, excerpt, error)
+
+
+def triton_expected(kind: str, line: int, col: int, def_line: int, excerpt: str, error: str) -> Expected:
+    """Triton's report of an error at 1-based `line`, `col` in the kernel whose `def` is on `def_line`; `excerpt`
+    is the source from the def line through the error line."""
+    return Expected("compile_error", kind, "triton", line, f"at {line - def_line + 1}:{col}:",
+                    f"{excerpt}\n{' ' * col}^\n{error}")
 
 
 def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
@@ -1160,14 +1166,13 @@ def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
 def expect_clean(source: Source, task, variant, params) -> Expected:
     """What an unedited render does on the task's GPU: ok, or the failure its variant/params choice causes."""
     gpu = GPUS[task.gpu]
-    missing = {f for f in variant.requires_for(task.dtype) if not has(gpu, f)}
     if source.lang == "triton":
         if task.dtype == "fp8" and gpu.cc < 89:
             kernels = _triton_kernels(source)
             if kernels:
                 return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
                                      f'ValueError("{_FP8_REFUSED}")')
-        full = full_params(variant, params)
+        full = _full(variant, params)
         reason = launch_limits(variant, full, gpu, task.dtype, task)
         if reason and "shared memory" in reason:
             need = variant.smem_bytes(full, task.dtype, task)
@@ -1176,13 +1181,13 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                             f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
                             f"{need}, Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
         return OK
-    gated = missing & COMPILE_GATED | ({"clusters"} & missing if gpu.cc < 90 else set())
+    missing, gated = _lacking(variant, task.dtype, task.gpu)
     if gated:
         return _ptxas_arch(source, gated)
     if missing:   # e.g. clusters: compiles everywhere, the launch is refused
         return Expected("compile_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
                         f"cluster launch needs {', '.join(sorted(missing))}, which {gpu.display} lacks")
-    full = full_params(variant, params)
+    full = _full(variant, params)
     reason = launch_limits(variant, full, gpu, task.dtype, task)
     if reason and reason.startswith("ptxas"):
         return _static_over_limit(source, variant.smem_bytes(full, task.dtype, task))
@@ -1191,6 +1196,21 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                "too many resources requested for launch" if "register" in reason else "invalid argument")
         return Expected("compile_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
+
+
+def _full(variant, params) -> Mapping:
+    """The tuned values by name, as the resource model reads them: a full set as it is (no copy in the declared
+    order), else full_params's."""
+    return params if params.keys() == variant.params.keys() else full_params(variant, params)
+
+
+@lru_cache(maxsize=None)
+def _lacking(variant, dtype: str, gpu_name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the features a CUDA variant needs for `dtype` that the GPU lacks, those of them ptxas refuses to compile):
+    the same for every render of the variant (~140K clean renders a run)."""
+    gpu = GPUS[gpu_name]
+    missing = frozenset(f for f in variant.requires_for(dtype) if not has(gpu, f))
+    return missing, missing & COMPILE_GATED | (missing & {"clusters"} if gpu.cc < 90 else frozenset())
 
 
 def _static_over_limit(source: Source, smem: int) -> Expected:

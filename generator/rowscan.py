@@ -15,7 +15,7 @@ from typing import Iterator, NamedTuple
 from generator import jsonl_lint, semantic
 from generator.schemas import ID_FIELDS, compiled
 
-READ_BUFFER = 1 << 20
+READ_BUFFER = 2 << 20
 
 
 class Problem(NamedTuple):
@@ -69,32 +69,37 @@ def chunks_of(path: Path, schema: str | None, target_bytes: int | None) -> list[
     return [Chunk(path, a, b, schema) for a, b in zip(cuts, cuts[1:])]
 
 
-def _lines(stream, remaining: int) -> Iterator[tuple[bytes, int, int]]:
-    """(block, start, end) for each line of the next `remaining` bytes: the line (with its newline, the file's last
-    maybe without) is block[start:end], left in place (a copy of every line costs as much as a tenth of parsing
-    it). Read in blocks of READ_BUFFER: `readline` on lines of hundreds of KB costs as much as parsing them.
-    Memory: one block plus the longest line."""
-    tail = b""
+def _lines(stream, remaining: int, size: int = READ_BUFFER) -> Iterator[tuple[bytearray, int, int]]:
+    """(buffer, start, end) for each line of the next `remaining` bytes: the line (with its newline, the file's last
+    maybe without) is buffer[start:end], left in place (a copy of every line costs as much as a tenth of parsing
+    it) and valid until the next line is asked for. `readline` on lines of hundreds of KB costs as much as parsing
+    them, so the stream is read into one buffer, with the unfinished line moved to its front first (a new block per
+    read costs a copy of every block and fresh pages); a line longer than the buffer gets a bigger one.
+    Memory: one buffer of `size` bytes or the longest line."""
+    buffer = bytearray(size)
+    held = 0                                  # buffer[:held] is the start of a line
     while remaining > 0:
-        block = stream.read(min(READ_BUFFER, remaining))
-        if not block:
+        if held == len(buffer):               # a new buffer: views of the old one may still be held
+            buffer = buffer + bytes(len(buffer))
+        got = stream.readinto(memoryview(buffer)[held:held + remaining])
+        if not got:
             break
-        remaining -= len(block)
-        data = tail + block if tail else block
-        start = 0
-        end = data.find(b"\n")
+        remaining -= got
+        filled, start = held + got, 0
+        end = buffer.find(b"\n", held, filled)
         while end >= 0:
-            yield data, start, end + 1
+            yield buffer, start, end + 1
             start = end + 1
-            end = data.find(b"\n", start)
-        tail = data[start:]
-    if tail:
-        yield tail, 0, len(tail)
+            end = buffer.find(b"\n", start, filled)
+        held = filled - start
+        buffer[:held] = buffer[start:filled]
+    if held:
+        yield buffer, 0, held
 
 
 def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, memoryview, list[Problem], Record | None]]:
     """Yield (local line number, raw line, problems, record) for every line of the chunk; the raw line is a
-    read-only view of its bytes."""
+    read-only view of its bytes, valid until the next line is asked for."""
     chunk = scan.chunk
     check = _RowCheck(chunk.schema, semantic_rules, scan.seen)
     lineno = 0
@@ -102,7 +107,7 @@ def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, memoryvi
         stream.seek(chunk.start)
         for data, start, end in _lines(stream, chunk.end - chunk.start):
             lineno += 1
-            line = memoryview(data)[start:end]
+            line = memoryview(data).toreadonly()[start:end]
             row, lint = jsonl_lint.parse(line, data, start)
             problems = [Problem(*p) for p in lint] if lint else []
             if line[-1] != 10:  # b"\n": only the file's last line can lack it

@@ -239,6 +239,21 @@ def test_chunks_are_line_aligned_and_cover_the_file(tmp_path):
     assert all(a.end == b.start and data[b.start - 1:b.start] == b"\n" for a, b in zip(chunks, chunks[1:]))
 
 
+def test_lines_across_reads_and_longer_than_the_buffer(tmp_path):
+    from generator.rowscan import _lines
+
+    data = b"".join(b"x" * n + b"\n" for n in (0, 3, 40, 1, 17, 100, 5)) + b"no final newline"
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(data)
+    for size in (8, 16, 64, 4096):
+        with open(path, "rb", buffering=0) as stream:
+            got = [bytes(buffer[start:end]) for buffer, start, end in _lines(stream, len(data), size)]
+        assert got == data.splitlines(keepends=True), size
+    with open(path, "rb", buffering=0) as stream:            # a chunk: only the bytes asked for
+        stream.seek(5)
+        assert [bytes(b[s:e]) for b, s, e in _lines(stream, 43, 8)] == [b"x" * 40 + b"\n", b"x\n"]
+
+
 def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
     from generator import validate
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from generator import dataset_cli, swarm_stats
+from generator.session import holdout_row
+from generator.swarm_plan import episode, plan
 
 DEFAULT_EPISODES = 2400
 DEFAULT_HOLDOUT = 100
@@ -9,17 +11,12 @@ DEFAULT_HOLDOUT = 100
 
 def rows_for_shard(seed: int, episodes: int, holdout: int, shard: int):
     """Rows of one shard: episode i from its own generator (see swarm_plan)."""
-    from generator.swarm_plan import episode
-
     stop = min((shard + 1) * dataset_cli.SHARD_SIZE, episodes)
     for i in range(shard * dataset_cli.SHARD_SIZE, stop):
         yield episode(seed, episodes, holdout, i)
 
 
 def holdout_rows(seed: int, episodes: int, holdout: int) -> list[dict]:
-    from generator.session import holdout_row
-    from generator.swarm_plan import plan
-
     return [holdout_row(t) for t in plan(seed, episodes, holdout).holdout]
 
 

@@ -10,10 +10,9 @@ faster before running it.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from operator import itemgetter
 
 import numpy as np
 
@@ -46,18 +45,6 @@ class Agent:
                 "kept": self.kept, "best_ms": self.best.time_ms if self.best else None}
 
 
-class _Pending(NamedTuple):
-    """An agent's turn inside a round: messages whose rewards wait for the round's time order (a tuple, so a
-    round sorts by (t, order) without a key function; `order` is unique, so the comparison stops there)."""
-
-    t: float
-    order: int
-    message: dict
-    agent: Agent | None = None
-    outcome: Outcome | None = None
-    status: str | None = None
-
-
 @dataclass
 class _Episode:
     task: object
@@ -73,12 +60,15 @@ class _Episode:
         self.best_owner: Agent | None = None
         self.best_ms = self.baseline
         self.now = 0.0
-        self.pending: list[_Pending] = []
-        self._order = itertools.count()
+        # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
+        # (plain tuples: ~100,000 a run); the round's end puts them in time order, same-time ones as queued.
+        self.pending: list[tuple] = []
         lo, hi = SCENARIOS[self.scenario]
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
-        self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), self._skill()) for i in range(1, n + 1)]
+        skills = self.rng.normal(1.0, 0.13, n).tolist()        # the same draws as n calls, in one
+        self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4))
+                                     for i, skill in enumerate(skills, 1)]
         self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
 
@@ -89,9 +79,6 @@ class _Episode:
         if self.scenario == "campaign" and i == n:
             return "verifier"
         return "worker"
-
-    def _skill(self) -> float:
-        return _clip(float(self.rng.normal(1.0, 0.13)), 0.6, 1.4)
 
     @property
     def specialists(self) -> list[Agent]:
@@ -115,9 +102,8 @@ class _Episode:
 
     def queue(self, agent: Agent, kind: str, content: str, **extra) -> None:
         """A message inside a round, at the agent's own clock (kept in time order at the round's end)."""
-        self.pending.append(_Pending(agent.t, next(self._order), {
-            "role": agent.role, "agent": agent.id, "kind": kind, "content": content, "t": agent.t,
-            "reward": 0.0, **extra}))
+        self.pending.append((agent.t, {"role": agent.role, "agent": agent.id, "kind": kind, "content": content,
+                                       "t": agent.t, "reward": 0.0, **extra}, None, None, None))
 
     def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
         """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
@@ -131,14 +117,14 @@ class _Episode:
         status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.status
         env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
                "to": agent.id, "variant": tag, "status": status, "time_ms": outcome.time_ms}
-        self.pending.append(_Pending(agent.t, next(self._order), env, agent, outcome, status))
+        self.pending.append((agent.t, env, agent, outcome, status))
         return outcome
 
     def close_round(self) -> None:
         """Put the round's messages in time order and score each result against the shared best."""
         wb, rng, messages = self.wb, self.rng, self.messages
-        for t, _, msg, agent, outcome, status in sorted(self.pending):
-            msg["t"] = t
+        self.pending.sort(key=_time)         # stable: same-time messages stay in the order they were queued
+        for t, msg, agent, outcome, status in self.pending:
             if outcome is not None:
                 time_ms = outcome.time_ms
                 msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
@@ -251,6 +237,9 @@ class _Episode:
                        f"{self.passed}/{self.results} results passed",
                        variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
         msg["reward"] = rewards.verdict_reward(speedup)
+
+
+_time = itemgetter(0)
 
 
 def _params_text(params: dict) -> str:

@@ -17,6 +17,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import accumulate
 from typing import Callable, Mapping
 
 from generator.hardware import GPUS, has
@@ -85,7 +86,7 @@ def _line_text(text: str, line: int) -> str:
 
 
 def _identifiers(code: str) -> set[str]:
-    return set(re.findall(r"\b[A-Za-z_]\w*\b", code))
+    return set(_IDENT.findall(code))
 
 
 @lru_cache(maxsize=64)
@@ -208,6 +209,8 @@ def _live(sites: list, source: Source, pos: Callable) -> list:
     if source.lang != "cuda":
         return sites
     dead = _dead_ranges(source.text)
+    if not dead:
+        return sites
     return [s for s in sites if not any(a <= pos(s) < b for a, b in dead)]
 
 
@@ -221,7 +224,7 @@ def _pick(sites: list, kind: str, source: Source, rng) -> int:
 _NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
 
 
-_NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
 
 
 def _skip_space_back(code: str, j: int) -> int:
@@ -235,6 +238,7 @@ def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
     """(name, is a template, body start, body end) of every function definition: each block whose `{`
     follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
     opens, closes, _parents = _blocks(code)
+    opening = _paren_pairs(code)
     defs = []
     for o, c in zip(opens, closes):
         j = _skip_space_back(code, o - 1)
@@ -242,18 +246,48 @@ def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
             j = _skip_space_back(code, j - 5)
         if j < 0 or code[j] != ")":
             continue
-        depth, k = 0, j
-        while k >= 0:
-            depth += {")": 1, "(": -1}.get(code[k], 0)
-            if depth == 0:
-                break
-            k -= 1
-        m = _NAME_BEFORE.search(code, max(0, k - 256), k)
-        if not m or m.group(1) in _NOT_FUNCS or any(ch in code[k:j] for ch in ";{}"):
+        k = opening.get(j, -1)
+        name = _name_before(code, max(0, k - 256), k)
+        if name is None or code[name[0]:name[1]] in _NOT_FUNCS or any(ch in code[k:j] for ch in ";{}"):
             continue
-        head = max(code.rfind(ch, 0, m.start()) for ch in ";{}") + 1
-        defs.append((m.group(1), re.search(r"\btemplate\s*<", code[head:m.start()]) is not None, o + 1, c))
+        start = name[0]
+        head = max(code.rfind(ch, 0, start) for ch in ";{}") + 1
+        defs.append((code[start:name[1]], _TEMPLATE_HEAD.search(code, head, start) is not None, o + 1, c))
     return defs
+
+
+def _paren_pairs(code: str) -> dict[int, int]:
+    """The offset of the `(` each `)` closes, for each `)` that closes one."""
+    opening, stack = {}, []
+    for m in _PARENS.finditer(code):
+        if m.group(0) == "(":
+            stack.append(m.start())
+        elif stack:
+            opening[m.start()] = stack.pop()
+    return opening
+
+
+_PARENS = re.compile(r"[()]")
+_ASCII_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _name_before(code: str, lo: int, end: int) -> tuple[int, int] | None:
+    """(start, end) of the name code[lo:end] ends with (spaces after it allowed), None if it ends with none: what
+    `([A-Za-z_]\\w*)\\s*$` searched in code[lo:end] finds, without a regex attempt at each offset."""
+    e = end
+    while e > lo and code[e - 1].isspace():
+        e -= 1
+    start = e
+    while start > lo and _is_word_char(code[start - 1]):
+        start -= 1
+    while start < e and code[start] not in _ASCII_NAME_START:
+        start += 1
+    return (start, e) if start < e else None
+
+
+# a name called (or launched), template arguments allowed; `(?=[A-Za-z_])` and the possessive quantifiers only
+# spare the regex engine attempts that fail (a shorter name or fewer spaces cannot be followed by `<` or `(`)
+_CALLED = re.compile(r"(?=[A-Za-z_])\b([A-Za-z_]\w*+)\s*+(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
 
 
 @lru_cache(maxsize=64)
@@ -262,12 +296,11 @@ def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
     fault there is no fault: reachable = non-template functions, then templates named from reachable code."""
     code = code_view(text, "cuda")
     defs = _function_defs(code)
-    called = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
     live = [d for d in defs if not d[1]]
     reached = {d[0] for d in live}
     while live:
         _name, _tmpl, start, end = live.pop()
-        for m in called.finditer(code, start, end):
+        for m in _CALLED.finditer(code, start, end):
             if m.group(1) not in reached:
                 reached.add(m.group(1))
                 live += [d for d in defs if d[0] == m.group(1) and d[1]]
@@ -279,8 +312,10 @@ def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
 _C_KEYWORDS = {"return", "else", "case", "goto", "delete", "new", "throw", "typedef", "using", "sizeof", "if",
                "while", "for", "switch", "do", "const", "constexpr", "static", "volatile", "unsigned", "signed",
                "struct", "class", "template", "typename", "namespace", "asm", "auto", "break", "continue"}
-_DECL = re.compile(r"(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*\**\s*(?:__restrict__\s+)?"
-                   r"([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)")
+# `(?=[A-Za-z_])` and the possessive quantifiers (where fewer characters could not be followed by what comes next)
+# only spare the regex engine attempts that fail: the matches are those of the plain pattern
+_DECL = re.compile(r"(?=[A-Za-z_])(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*+\**+\s*+"
+                   r"(?:__restrict__\s+)?([A-Za-z_]\w*+)\s*+(?:=(?!=)|\[|;)")
 
 
 def _declarations(code: str) -> list[tuple[str, str, int]]:
@@ -399,15 +434,18 @@ def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tu
     return Edit(pos, pos + len(name), typo), NvccAt("undefined_identifier", pos, f'identifier "{typo}" is undefined')
 
 
+_JUMP = re.compile(r"\b(return|break|continue)\s*;$")
+_STATEMENT_START = re.compile(r"[A-Za-z_}]")
+_ELSE_WHILE = re.compile(r"(else|while)\b")
+
+
 def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
     """(offset of the `;` to drop, offset of the next statement's token, the name that statement declares or
     None, where that declaration ends) for each plain statement followed by another."""
     code = code_view(source.text, "cuda")
     lines = code.split("\n")
     raw_lines = source.text.split("\n")
-    offsets = [0]
-    for ln in lines:
-        offsets.append(offsets[-1] + len(ln) + 1)
+    offsets = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
     sites = []
     depth = 0
     for i, ln in enumerate(lines):
@@ -415,7 +453,7 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
         at_file_scope = depth == 0
         depth += ln.count("{") - ln.count("}")
         if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
-                or re.search(r"\b(return|break|continue)\s*;$", s) or "{" in s
+                or _JUMP.search(s) or "{" in s
                 or ("=" not in s and (_DECL.match(s) or "__shared__" in s or s.endswith("];")))):
             continue    # not a plain statement; a bare declaration would run on into the next line
         j = i + 1
@@ -426,7 +464,7 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
         if j >= len(lines) or raw_lines[j].strip().startswith("#"):
             continue
         nxt = lines[j].lstrip()
-        if not re.match(r"[A-Za-z_}]", nxt) or re.match(r"(else|while)\b", nxt):
+        if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
             continue
         # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
         decl = _DECL.match(nxt)
@@ -445,8 +483,11 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     return Edit(semi, semi + 1, ""), NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
 
 
-_LITERAL_TYPES = (("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
-                  ("int", r"-?\d+"))
+_LITERAL_TYPES = tuple((name, re.compile(pat)) for name, pat in (
+    ("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
+    ("int", r"-?\d+")))
+# a scalar declared from a value (the guard and possessive quantifiers as in _DECL)
+_SCALAR_INIT = re.compile(r"(?=[fida])(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
 _VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
 
 
@@ -454,8 +495,8 @@ def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
     """Scalar declarations initialized from a literal (the match, the literal's type)."""
     code = code_view(source.text, "cuda")
     sites = []
-    for m in re.finditer(r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;", code):
-        lit_type = next((t for t, pat in _LITERAL_TYPES if re.fullmatch(pat, m.group(4))), None)
+    for m in _SCALAR_INIT.finditer(code):
+        lit_type = next((t for t, pat in _LITERAL_TYPES if pat.fullmatch(m.group(4))), None)
         if lit_type and not code.endswith(("const", "constexpr", "static", "("), 0,
                                           _skip_space_back(code, m.start() - 1) + 1):
             sites.append((m, lit_type))
@@ -475,11 +516,13 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
                         f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
 
-_LAUNCH = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
-_CALL = re.compile(r"(?<![\w.>:])(?<!template )([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(")
+# (the guard and possessive quantifiers as in _DECL)
+_LAUNCH = re.compile(r"(?=[A-Za-z_])(?<![\w.])([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
+_CALL = re.compile(r"(?=[A-Za-z_])(?<![\w.>:])(?<!template )([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(")
 _CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
 
 
+@lru_cache(maxsize=64)
 def _function_templates(code: str) -> dict[str, int]:
     """name -> number of function templates of that name defined in the source (2+ = overloaded)."""
     out: dict[str, int] = {}
@@ -504,19 +547,24 @@ def _split_args(s: str) -> list[str]:
     return out + ([cur.strip()] if cur.strip() else [])
 
 
+_TEMPLATE_PARAMS = re.compile(r"template\s*<([^{};]*?)>")
+_TEMPLATE_PARAM_NAME = re.compile(r"(?:int|typename|class|bool|unsigned|size_t)\s+([A-Za-z_]\w*)")
+
+
 def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     """Template argument lists of kernel launches and of calls to the source's function templates
     (the match, whether it is a launch)."""
     code = code_view(source.text, "cuda")
     templates = _function_templates(code)
-    sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))]
+    sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))] if "<<<" in code else []
+    if not templates:        # calls are sites only where they name a function template of the source
+        return _live(sites, source, lambda s: s[0].start())
     # a call whose arguments depend on a template parameter is checked only when (if ever) it is instantiated
-    tparams = {p for m in re.finditer(r"template\s*<([^{};]*?)>", code) for p in
-               re.findall(r"(?:int|typename|class|bool|unsigned|size_t)\s+([A-Za-z_]\w*)", m.group(1))}
+    tparams = {p for m in _TEMPLATE_PARAMS.finditer(code) for p in _TEMPLATE_PARAM_NAME.findall(m.group(1))}
     for m in _CALL.finditer(code):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
-            if not tparams & set(re.findall(r"\b[A-Za-z_]\w*\b", code[m.start(2):call_end])):
+            if not tparams & set(_IDENT.findall(code[m.start(2):call_end])):
                 sites.append((m, False))
     return _live(sites, source, lambda s: s[0].start())
 

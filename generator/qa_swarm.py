@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import re
 
-from generator import rewards
 from generator.qa import check, gpu_lacks, shortcut, variant_requires
+from generator.rewards import result_reward, verdict_reward
 from generator.swarm import HOURS_RANGE, SCENARIOS
 
 KS = "kernelswarm"
@@ -82,11 +82,11 @@ def _rewards(row):
     best = row["baseline_ms"]
     for i, m in enumerate(row["messages"]):
         if m["kind"] == "result":
-            want = rewards.result_reward(m["status"], m["time_ms"], best)
+            want = result_reward(m["status"], m["time_ms"], best)
             if m["status"] == "ok" and m["time_ms"] < best:
                 best = m["time_ms"]
         elif m["kind"] == "verdict":
-            want = rewards.verdict_reward(row["speedup"])
+            want = verdict_reward(row["speedup"])
         else:
             want = 0.0
         if not math.isclose(m["reward"], want, abs_tol=_REWARD_ATOL):
@@ -223,14 +223,15 @@ def row_checks_pass(row) -> bool:
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, t = baseline, None, msgs[0]["t"]
     for m in msgs:           # in order: results move the bests that merges, leaderboards and rewards follow
-        if m["t"] < t:
+        now, role = m["t"], m["role"]
+        if now < t:
             return False
-        t, role = m["t"], m["role"]
+        t = now
         if role == "env":
             kind = m["kind"]
             if kind == "result":
                 status, time = m["status"], m["time_ms"]
-                if abs(m["reward"] - rewards.result_reward(status, time, shared)) > _REWARD_ATOL:
+                if abs(m["reward"] - result_reward(status, time, shared)) > _REWARD_ATOL:
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":
                     return False
@@ -258,7 +259,7 @@ def row_checks_pass(row) -> bool:
                 if m["time_ms"] != shared or m["to"] != owner:
                     return False
             elif kind == "verdict":
-                if abs(m["reward"] - rewards.verdict_reward(row["speedup"])) > _REWARD_ATOL:
+                if abs(m["reward"] - verdict_reward(row["speedup"])) > _REWARD_ATOL:
                     return False
     lo, hi = HOURS_RANGE
     if row["elapsed_s"] != t or not lo * 3600 <= t <= hi * 3600:

@@ -30,36 +30,43 @@ class StepCost(NamedTuple):
     machine: float
 
 
-def step_seconds(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
-    """Draw the (think, machine) seconds of one step: think time by kind, compile by language and size,
-    check/bench by status. A plain pair from positional arguments: drawn for every step of every session."""
-    think = THINK_S[kind] * float(np.exp(THINK_SIGMA * rng.standard_normal()))
+def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
+    """Draw one step: (the standard normal deviate of its think time, its machine seconds): compile by language
+    and size, check/bench by status. The deviate becomes seconds in `schedule`, for all steps on one array (a
+    np.exp call per step costs more than the rest of the step's draw; the values are the same)."""
+    deviate = rng.standard_normal()
     compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
     compile_s *= 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
     if status == "compile_error":
-        return think, compile_s * COMPILE_ERROR_FRACTION
+        return deviate, compile_s * COMPILE_ERROR_FRACTION
     machine = compile_s + CHECK_S
     if status == "ok":
         machine += BENCH_S * (0.8 + 0.4 * rng.random())
-    return think, machine
+    return deviate, machine
 
 
 def step_cost(rng: np.random.Generator, *, kind: str, impl: str, source_lines: int, status: str) -> StepCost:
-    """`step_seconds` with named arguments and fields."""
-    return StepCost._make(step_seconds(rng, kind, impl, source_lines, status))
+    """One step's cost in seconds, drawn as `step_draws` draws it: think time lognormal around its kind's median."""
+    deviate, machine = step_draws(rng, kind, impl, source_lines, status)
+    return StepCost(THINK_S[kind] * float(np.exp(THINK_SIGMA * deviate)), machine)
 
 
-def schedule(costs: list[tuple[float, float]], *, min_total_s: float, max_total_s: float) -> list[int]:
-    """Cumulative whole-second timestamps, one per step (a (think, machine) pair or StepCost), strictly increasing.
+def schedule(kinds: list[str], draws: list[tuple[float, float]], *, min_total_s: float,
+             max_total_s: float) -> list[int]:
+    """Cumulative whole-second timestamps of steps of these kinds and `step_draws` draws, strictly increasing.
 
     Think time is scaled by one factor so the total falls inside [min_total_s, max_total_s] (unchanged when it
     already does): a short session is a slow, careful one, a long one a brisk one. Every step lasts >= 1 s.
     """
-    think, machine = (np.array(seconds, float) for seconds in zip(*costs))
-    total = think.sum() + machine.sum()
+    n = len(draws)
+    think = np.fromiter(map(THINK_S.__getitem__, kinds), float, n) * np.exp(
+        THINK_SIGMA * np.fromiter((d[0] for d in draws), float, n))    # step_cost's think, step by step
+    machine = np.fromiter((d[1] for d in draws), float, n)
+    think_s, machine_s = think.sum(), machine.sum()
+    total = think_s + machine_s
     target = min(max(total, min_total_s), max_total_s)
-    if target != total and think.sum() > 0:
-        scale = max(target - machine.sum(), 0.0) / think.sum()
+    if target != total and think_s > 0:
+        scale = max(target - machine_s, 0.0) / think_s
         think = think * scale
     out = np.rint(np.cumsum(think + machine)).astype(np.int64).tolist()
     previous = 0

@@ -123,11 +123,15 @@ def test_aggregate_shape_of_the_data(sessions):
 
 def test_schedule_is_strict_and_bounded():
     rng = np.random.default_rng(0)
-    costs = [clock.step_cost(rng, kind="tune", impl="triton", source_lines=80, status="ok") for _ in range(40)]
-    stamps = clock.schedule(costs, min_total_s=3600, max_total_s=18000)
+    kinds = ["tune"] * 40
+    draws = [clock.step_draws(rng, kind, "triton", 80, "ok") for kind in kinds]
+    stamps = clock.schedule(kinds, draws, min_total_s=3600, max_total_s=18000)
     assert all(b > a for a, b in zip(stamps, stamps[1:])) and abs(stamps[-1] - 3600) <= 1
-    stamps = clock.schedule(costs, min_total_s=10, max_total_s=300)
-    assert stamps[-1] >= sum(c.machine for c in costs) - 1            # machine time is not compressible
+    stamps = clock.schedule(kinds, draws, min_total_s=10, max_total_s=300)
+    assert stamps[-1] >= sum(machine for _deviate, machine in draws) - 1   # machine time is not compressible
+    unscaled = clock.schedule(kinds, draws, min_total_s=0, max_total_s=1e9)
+    costs = [clock.step_cost(np.random.default_rng(0), kind="tune", impl="triton", source_lines=80, status="ok")]
+    assert unscaled[0] == round(sum(costs[0]))                          # the same draws as step_cost's
     assert clock.hms(3 * 3600 + 62) == "3:01:02"
     cuda = clock.step_cost(np.random.default_rng(1), kind="tune", impl="cuda", source_lines=300, status="ok")
     tri = clock.step_cost(np.random.default_rng(1), kind="tune", impl="triton", source_lines=300, status="ok")

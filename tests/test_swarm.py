@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 import generator.qa_swarm  # noqa: F401  (registers the checks)
-from generator import qa, rewards, swarm_plan
+from generator import qa, rewards, swarm, swarm_plan
 from generator.swarm import SCENARIOS, simulate_episode
 from generator.swarm_plan import SWARM_IMPLS, episode, plan
 from generator.seeding import rng_for
@@ -117,3 +117,26 @@ def test_scale_matches_the_seed_card():
     assert abs(np.mean([r["n_agents"] for r in sample]) - 8.6) <= 1.0
     hours = [r["elapsed_s"] / 3600 for r in sample]
     assert 1.0 <= min(hours) and max(hours) <= 5.0
+
+
+def test_sample_draws_what_numpy_choice_draws():
+    """`swarm._sample` stands in for `rng.choice(n, size=k, replace=False)`: same picks, same order, and the
+    generator left where choice leaves it (other draws in between, so the 32-bit buffer is shared too)."""
+    ours, numpys, sizes = rng_for(0, "kernelswarm", 1), rng_for(0, "kernelswarm", 1), np.random.default_rng(5)
+    word32 = (ours.bit_generator.ctypes.next_uint32, ours.bit_generator.ctypes.state_address)
+    for _ in range(20_000):
+        n = int(sizes.integers(1, 40))
+        k = int(sizes.integers(1, n + 1))
+        assert swarm._sample(word32, n, k) == numpys.choice(n, size=k, replace=False).tolist()
+        if sizes.random() < 0.5:
+            assert ours.integers(0, 7) == numpys.integers(0, 7)
+        if sizes.random() < 0.5:
+            assert ours.standard_normal() == numpys.standard_normal()
+
+
+def test_below_rejects_a_biased_word_as_numpy_does():
+    """A bound just over 2**31 rejects about half of all 32-bit words: the retry path runs many times here."""
+    ours, numpys = np.random.default_rng(11), np.random.default_rng(11)
+    word32 = (ours.bit_generator.ctypes.next_uint32, ours.bit_generator.ctypes.state_address)
+    bound = 2**31 + 12345
+    assert [swarm._below(word32, bound) for _ in range(2000)] == numpys.integers(0, bound, size=2000).tolist()

@@ -117,11 +117,12 @@ class Workbench:
 
     def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float):
         impl = self.task.impl
-        pool = WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl]
+        kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
+        rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
         family = (self.task.op, impl, self.task.dtype, tag)    # renders that differ only in placeholder values
-        for i in rng.permutation(len(pool)):
+        for kind in kinds:
             try:
-                return inject_like(source, pool[i], rng, family)
+                return inject_like(source, kind, rng, family)
             except NoFaultSite:
                 continue
         return None

@@ -50,6 +50,7 @@ class _Ctx:
     need: float        # bytes in flight to cover DRAM latency
     l2: float          # bytes
     roofline_s: float
+    bound: str         # "memory" or "compute": which side of the roofline the task sits on
 
 
 @lru_cache(maxsize=8192)
@@ -64,7 +65,8 @@ def _ctx(task) -> _Ctx:
     cc_rate = gpu.fp32_tflops * 1e12
     peak = tc_rate if op.kernel_class in TC_CLASSES else cc_rate
     return _Ctx(gpu, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
-                tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak))
+                tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
+                "memory" if nbytes / bw >= flops / peak else "compute")
 
 
 def roofline_ms(task) -> float:
@@ -77,7 +79,7 @@ def achieved(task, time_ms: float) -> dict:
     c = _ctx(task)
     t = time_ms * 1e-3
     return {"bandwidth_frac": c.nbytes / t / c.bw, "tflops": c.flops / t / 1e12,
-            "compute_frac": c.flops / t / c.peak, "bound": "memory" if c.nbytes / c.bw >= c.flops / c.peak else "compute"}
+            "compute_frac": c.flops / t / c.peak, "bound": c.bound}
 
 
 def baseline_ms(task) -> float:

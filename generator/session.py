@@ -111,6 +111,7 @@ class _Engineer:
                              f"on {wb.task.gpu}")
         self.steps: list[tuple[str, Outcome, str]] = []
         self.best: Outcome | None = None
+        self.best_key: tuple = ()              # the best's params as a `tried` key
         self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
         self.tried: set[tuple] = set()
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
@@ -141,7 +142,8 @@ class _Engineer:
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
-        self.tried.add((tag, tuple(params.items())))
+        key = tuple(params.items())
+        self.tried.add((tag, key))
         time_ms = out.time_ms
         if time_ms is None:
             expected = out.expected
@@ -149,7 +151,7 @@ class _Engineer:
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
-            self.best = out
+            self.best, self.best_key = out, key
         fastest = self.per_tag.get(tag)
         if fastest is None or time_ms < fastest.time_ms:
             self.per_tag[tag] = out
@@ -211,7 +213,9 @@ class _Engineer:
         last answer what has been tried or blocked since (both only grow), in the same order."""
         where = (tag, base, reach)
         moves = self.moves.get(where)
-        if moves is None:
+        if not moves:
+            if moves is not None:          # nothing is ever untried again
+                return moves
             moves = []
             for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
                 i = values.index(base[k][1])
@@ -231,7 +235,7 @@ class _Engineer:
         best candidate of a runner-up variant."""
         best = self.best
         if best is not None and self.rng.random() >= P_EXPLORE:
-            moves = self._moves(best.tag, tuple(best.params.items()))
+            moves = self._moves(best.tag, self.best_key)
             if moves:
                 return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
         self._rank()

@@ -19,10 +19,14 @@ TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), 
               "int8": (5e-2, 2e-2), "int4": (5e-2, 2e-2), "fp4": (1e-1, 1e-1)}
 
 
+_MM_SS = tuple(f":{m:02d}:{s:02d}" for m in range(60) for s in range(60))   # by the second within the hour
+
+
 def result_line(elapsed_s: float, status: str) -> str:
-    """`[t+H:MM:SS] RESULT ok`: the first line of every feedback turn."""
+    """`[t+H:MM:SS] RESULT ok`: the first line of every feedback turn (minutes and seconds from a table: two
+    zero-padded formats less on every step)."""
     s = int(elapsed_s)
-    return f"[t+{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}] RESULT {status}"
+    return f"[t+{s // 3600}{_MM_SS[s % 3600]}] RESULT {status}"
 
 
 def tolerance_text(task) -> str:

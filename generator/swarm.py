@@ -172,8 +172,9 @@ class _Episode:
 
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
-        grid = self.wb.grid(tag)
-        return [grid[i] for i in self.rng.permutation(len(grid)).tolist()]
+        grid = list(self.wb.grid(tag))
+        self.rng.shuffle(grid)      # the swaps (and draws) of rng.permutation(len(grid)), without its array
+        return grid
 
     # ------------------------------------------------------------------ shared turns
     def work(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:

@@ -74,7 +74,15 @@ _PY_TOKENS = re.compile(r'#[^\n]*|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|"(?:\\
 def code_view(text: str, lang: str) -> str:
     """`text` with comments, string literals and (C) preprocessor lines blanked, same offsets and newlines."""
     pattern = _C_TOKENS if lang == "cuda" else _PY_TOKENS
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return pattern.sub(_blank, text)
+
+
+def _blank(m: re.Match) -> str:
+    token = m.group(0)
+    return _NOT_NEWLINE.sub(" ", token) if "\n" in token else " " * len(token)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -114,10 +122,31 @@ def _block_end(code: str, pos: int) -> int:
     return closes[i] if i >= 0 else len(code)
 
 
-def _uses(code: str, name: str, start: int, end: int) -> list[re.Match]:
-    """Occurrences of `name` as a value (not a member, not a call) in code[start:end]."""
-    pat = re.compile(rf"(?<![\w.>:]){re.escape(name)}\b(?!\s*\()")
-    return [m for m in pat.finditer(code, start, end) if not code[max(0, m.start() - 2):m.start()].endswith("->")]
+def _value_uses(code: str, name: str, start: int, end: int) -> list[int]:
+    """Offsets of `name` used as a value (not a member, not a call) in code[start:end], `end` at a block's `}` (or
+    the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, read from one index of the names."""
+    where = _name_offsets(code).get(name, ())
+    out = []
+    for at in where[bisect.bisect_left(where, start):bisect.bisect_left(where, end - len(name) + 1)]:
+        if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
+            continue
+        j = at + len(name)
+        while j < end and code[j].isspace():
+            j += 1
+        if j < end and code[j] == "(":                 # a call
+            continue
+        out.append(at)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _name_offsets(code: str) -> dict[str, list[int]]:
+    """Where each name of `code` occurs, in order: one pass, where a regex per name (~100 names a source, for
+    several kinds) cost more than the rest of those faults."""
+    where: dict[str, list[int]] = {}
+    for m in _IDENT.finditer(code):
+        where.setdefault(m.group(0), []).append(m.start())
+    return where
 
 
 # CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
@@ -238,7 +267,6 @@ def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
     """(name, is a template, body start, body end) of every function definition: each block whose `{`
     follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
     opens, closes, _parents = _blocks(code)
-    opening = _paren_pairs(code)
     defs = []
     for o, c in zip(opens, closes):
         j = _skip_space_back(code, o - 1)
@@ -246,7 +274,7 @@ def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
             j = _skip_space_back(code, j - 5)
         if j < 0 or code[j] != ")":
             continue
-        k = opening.get(j, -1)
+        k = _opening_paren(code, j)
         name = _name_before(code, max(0, k - 256), k)
         if name is None or code[name[0]:name[1]] in _NOT_FUNCS or any(ch in code[k:j] for ch in ";{}"):
             continue
@@ -256,18 +284,18 @@ def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
     return defs
 
 
-def _paren_pairs(code: str) -> dict[int, int]:
-    """The offset of the `(` each `)` closes, for each `)` that closes one."""
-    opening, stack = {}, []
-    for m in _PARENS.finditer(code):
-        if m.group(0) == "(":
-            stack.append(m.start())
-        elif stack:
-            opening[m.start()] = stack.pop()
-    return opening
-
-
-_PARENS = re.compile(r"[()]")
+def _opening_paren(code: str, close: int) -> int:
+    """The offset of the `(` that the `)` at `close` closes, -1 if none: going left, the first `(` with as many
+    `(` as `)` from it to `close` (found `(` by `(`, the `)` between counted in C)."""
+    depth, pos = 1, close
+    while True:
+        at = code.rfind("(", 0, pos)
+        if at < 0:
+            return -1
+        depth += code.count(")", at + 1, pos) - 1
+        if depth == 0:
+            return at
+        pos = at
 _ASCII_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
@@ -298,12 +326,16 @@ def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
     defs = _function_defs(code)
     live = [d for d in defs if not d[1]]
     reached = {d[0] for d in live}
-    while live:
+    unreached = {d[0] for d in defs if d[1]} - reached
+    while live and unreached:        # once every template is named, the rest of the code cannot change the answer
         _name, _tmpl, start, end = live.pop()
         for m in _CALLED.finditer(code, start, end):
             if m.group(1) not in reached:
                 reached.add(m.group(1))
+                unreached.discard(m.group(1))
                 live += [d for d in defs if d[0] == m.group(1) and d[1]]
+                if not unreached:
+                    break
     return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)
 
 
@@ -383,7 +415,6 @@ class _DeclaredNames:
         self.dead = _dead_ranges(source.text)
         self.taken = _identifiers(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
-        self._where: dict[str, list[int]] | None = None
 
     def uses(self, i: int) -> list[tuple[str, int]]:
         hit = self._uses.get(i)
@@ -391,30 +422,10 @@ class _DeclaredNames:
             name, pos = self.decls[i]
             code = self.code
             # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
-            hit = self._uses[i] = [(name, at) for at in self._value_uses(name, pos + len(name), _block_end(code, pos))
+            hit = self._uses[i] = [(name, at) for at in _value_uses(code, name, pos + len(name), _block_end(code, pos))
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and not any(a <= at < b for a, b in self.dead)]
         return hit
-
-    def _value_uses(self, name: str, start: int, end: int) -> list[int]:
-        """`_uses(code, name, start, end)` as offsets, from one index of every name's occurrences (a regex per
-        declaration, ~100 a source, cost more than all the rest of this fault)."""
-        if self._where is None:
-            self._where = {}
-            for m in _IDENT.finditer(self.code):
-                self._where.setdefault(m.group(0), []).append(m.start())
-        code, out = self.code, []
-        where = self._where.get(name, ())
-        for at in where[bisect.bisect_left(where, start):bisect.bisect_left(where, end - len(name) + 1)]:
-            if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
-                continue
-            j = at + len(name)
-            while j < end and code[j].isspace():
-                j += 1
-            if j < end and code[j] == "(":                 # a call
-                continue
-            out.append(at)
-        return out
 
 
 def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tuple:
@@ -479,7 +490,7 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     n_errors = 1
     if declared:    # counted in the unedited code: the dropped `;` is before the range, braces are unchanged
         code = code_view(source.text, "cuda")
-        n_errors += len(_uses(code, declared, decl_end + 1, _block_end(code, decl_end + 1)))
+        n_errors += len(_value_uses(code, declared, decl_end + 1, _block_end(code, decl_end + 1)))
     return Edit(semi, semi + 1, ""), NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
 
 
@@ -511,7 +522,7 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
     delta = len(new_type) - len(m.group(1))
     code = code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
-    n_errors = 1 + len(_uses(code, m.group(3), m.end(3), _block_end(code, m.end(3))))
+    n_errors = 1 + len(_value_uses(code, m.group(3), m.end(3), _block_end(code, m.end(3))))
     return Edit(m.start(1), m.end(1), new_type), NvccAt("type_mismatch", m.start(4) + delta,
                         f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
@@ -597,6 +608,14 @@ def _has_default_targs(code: str, kernel: str) -> bool:
     return bool(m and "=" in m.group(1))
 
 
+_INT_LITERAL = re.compile(r"-?\d+")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+# `type name` before `,)=;`. The guard spares attempts inside a word: one that matches there has a match one
+# character earlier too, unless the word ends in `const` (the possessive quantifiers as in _DECL)
+_DECLARED = re.compile(r"(?=[A-Za-z_])(?:(?<![A-Za-z_])|(?=const\s))((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*"
+                       r"(?:__restrict__\s+)?\b([A-Za-z_]\w*+)\s*+(?=[,)=;])")
+
+
 def _call_arg_types(code: str, paren: int) -> list[str] | None:
     """EDG's 'argument types are' list when every argument is a plainly declared name or an int literal."""
     depth, i = 0, paren
@@ -606,13 +625,14 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
             break
         i += 1
     args = _split_args(code[paren + 1:i])
+    if not all(_INT_LITERAL.fullmatch(a) or _NAME.fullmatch(a) for a in args):
+        return None                      # an expression: no declared name to read its type from
     decls = {}
-    for m in re.finditer(r"((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*(?:__restrict__\s+)?\b([A-Za-z_]\w*)\s*(?=[,)=;])",
-                         code[:paren]):
+    for m in _DECLARED.finditer(code[:paren]):
         decls[m.group(2)] = m.group(1)
     out = []
     for a in args:
-        if re.fullmatch(r"-?\d+", a):
+        if _INT_LITERAL.fullmatch(a):
             out.append("int")
         elif a in decls and decls[a].split()[0] not in _C_KEYWORDS:
             out.append(re.sub(r"\s*(\*+)", r" \1", decls[a].strip()))
@@ -661,7 +681,7 @@ def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
             continue
         size = _type_size(source.text, m.group(1))
         kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
-        if size and kernel and len(_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
+        if size and kernel and len(_value_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
             sites.append((m, size, kernel))
     return _live(sites, source, lambda s: s[0].start())
 

@@ -221,33 +221,33 @@ def row_checks_pass(row) -> bool:
     tries, kept, best = dict.fromkeys(roles, 0), dict.fromkeys(roles, 0), {}
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
-    shared, owner, t = baseline, None, msgs[0]["t"]
+    shared, owner, last = baseline, None, msgs[0]["t"]
     for m in msgs:           # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
-        if now < t:
+        if now < last:
             return False
-        t = now
+        last = now
         if role == "env":
             kind = m["kind"]
             if kind == "result":
-                status, time = m["status"], m["time_ms"]
-                if abs(m["reward"] - result_reward(status, time, shared)) > _REWARD_ATOL:
+                status, ms = m["status"], m["time_ms"]
+                if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":
                     return False
                 if status == "ok":
                     who = m["to"]
-                    if time < roofline:
+                    if ms < roofline:
                         return False
-                    if time < best.get(who, math.inf):
-                        best[who] = time
-                    if time < shared:
-                        shared, owner = time, who
+                    if ms < best.get(who, math.inf):
+                        best[who] = ms
+                    if ms < shared:
+                        shared, owner = ms, who
                         kept[who] += 1
             elif kind == "leaderboard":
                 entries = _BOARD_ENTRIES.findall("\n" + "\n".join(m["content"].splitlines()[1:]))
-                times = [float(t) for _agent, t in entries]
-                if times != sorted(times) or {a for a, _t in entries} != best.keys():
+                times = [float(x) for _agent, x in entries]
+                if times != sorted(times) or {a for a, _x in entries} != best.keys():
                     return False
         elif roles.get(m["agent"]) != role:
             return False
@@ -262,7 +262,7 @@ def row_checks_pass(row) -> bool:
                 if abs(m["reward"] - verdict_reward(row["speedup"])) > _REWARD_ATOL:
                     return False
     lo, hi = HOURS_RANGE
-    if row["elapsed_s"] != t or not lo * 3600 <= t <= hi * 3600:
+    if row["elapsed_s"] != last or not lo * 3600 <= last <= hi * 3600:
         return False
     if any((a["tries"], a["kept"], a["best_ms"]) != (tries[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
         return False

@@ -112,7 +112,8 @@ class Workbench:
                 lines = _line_count(source)
         time_ms = None
         if expected.status == "ok":
-            time_ms = sig(max(model * float(np.exp(NOISE_SIGMA * rng.standard_normal())), self.roofline))
+            noisy = model * float(np.exp(NOISE_SIGMA * rng.standard_normal()))
+            time_ms = sig(self.roofline if self.roofline > noisy else noisy)     # max(noisy, roofline)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
     def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float):

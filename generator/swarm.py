@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cache
 from operator import itemgetter
 
 import numpy as np
@@ -275,7 +276,12 @@ def _below(word32: tuple, bound: int) -> int:
 
 
 def _params_text(params: dict) -> str:
-    return ",".join([f"{k}={v}" for k, v in params.items()])
+    return _items_text(tuple(params.items()))
+
+
+@cache      # a run prints its few thousand configurations ~50,000 times (leaderboards repeat every round)
+def _items_text(items: tuple) -> str:
+    return ",".join([f"{k}={v}" for k, v in items])
 
 
 def _clip(x, lo, hi):

@@ -125,8 +125,9 @@ def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
             f"runs)\nspeedup: {baseline_ms / time_ms:.2f}x vs baseline ({_ms4(baseline_ms)} ms){best}\n{achieved}")
 
 
-def feedback_text(task, expected, *, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:
-    """The body after the RESULT line for one step (see the module docstring)."""
+def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:
+    """The body after the RESULT line for one step (see the module docstring); positional arguments too, for the
+    workbench's call on every step."""
     if expected.status == "compile_error":
         return _compile_error(task, expected)
     if expected.status == "wrong_result":

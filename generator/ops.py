@@ -482,4 +482,4 @@ SWARM_OPS = ("flash_decode", "swa_decode", "gemm_fp16", "int8_gemm", "fp8_gemm",
 
 def shape_label(shape: Shape) -> str:
     """`B=8,H=32,D=128,T=4096,P=16`: the seeds' way of writing a shape inside ids."""
-    return ",".join(f"{k}={v}" for k, v in shape.items())
+    return ",".join([f"{k}={v}" for k, v in shape.items()])

@@ -130,8 +130,8 @@ class Workbench:
 
     def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:
         """The harness report for `outcome` (the text after the RESULT line)."""
-        return feedback.feedback_text(self.task, outcome.expected, time_ms=outcome.time_ms,
-                                      baseline_ms=self.fields["baseline_ms"], best_ms=best_ms, rng=rng)
+        return feedback.feedback_text(self.task, outcome.expected, outcome.time_ms, self.fields["baseline_ms"],
+                                      best_ms, rng)
 
 
 def _line_count(source: Source) -> int:

@@ -20,6 +20,7 @@ COUNTER_KEYS = ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtype
 def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
     messages, agents, seconds, speedups, result_rewards, verdict_rewards = [], [], [], [], [], []
     counters = {k: Counter() for k in COUNTER_KEYS}
+    kinds, statuses = counters["kinds"], counters["statuses"]
     for row in rows:
         messages.append(row["num_messages"])
         agents.append(row["n_agents"])
@@ -28,13 +29,12 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
         for key, field in (("scenarios", "scenario"), ("ops", "op"), ("gpus", "gpu"), ("impls", "impl"),
                            ("dtypes", "dtype")):
             counters[key][row[field]] += 1
-        for m in row["messages"]:
-            counters["kinds"][m["kind"]] += 1
-            if m["kind"] == "result":
-                counters["statuses"][m["status"]] += 1
-                result_rewards.append(m["reward"])
-            elif m["kind"] == "verdict":
-                verdict_rewards.append(m["reward"])
+        # ~75 messages a row: counted in C (Counter.update) from lists, not one Python step per message
+        kinds.update([m["kind"] for m in row["messages"]])
+        results = [m for m in row["messages"] if m["kind"] == "result"]
+        statuses.update([m["status"] for m in results])
+        result_rewards += [m["reward"] for m in results]
+        verdict_rewards += [m["reward"] for m in row["messages"] if m["kind"] == "verdict"]
     return {"messages": messages, "agents": agents, "seconds": seconds, "speedups": speedups,
             "result_rewards": result_rewards, "verdict_rewards": verdict_rewards, **counters}
 

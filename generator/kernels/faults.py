@@ -567,17 +567,33 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     (the match, whether it is a launch)."""
     code = code_view(source.text, "cuda")
     templates = _function_templates(code)
-    sites = [(m, True) for m in _LAUNCH.finditer(code) if _split_args(m.group(2))] if "<<<" in code else []
+    sites = [(m, True) for start, end in _statements_with(code, ("<<<",)) for m in _LAUNCH.finditer(code, start, end)
+             if _split_args(m.group(2))]
     if not templates:        # calls are sites only where they name a function template of the source
         return _live(sites, source, lambda s: s[0].start())
     # a call whose arguments depend on a template parameter is checked only when (if ever) it is instantiated
     tparams = {p for m in _TEMPLATE_PARAMS.finditer(code) for p in _TEMPLATE_PARAM_NAME.findall(m.group(1))}
-    for m in _CALL.finditer(code):
+    for m in (m for start, end in _statements_with(code, templates) for m in _CALL.finditer(code, start, end)):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
             if not tparams & set(_IDENT.findall(code[m.start(2):call_end])):
                 sites.append((m, False))
     return _live(sites, source, lambda s: s[0].start())
+
+
+def _statements_with(code: str, needles) -> list[tuple[int, int]]:
+    """The `;`-delimited stretches of `code` that hold one of `needles` (no `;` in them), in order. A pattern whose
+    matches hold no `;` (a launch, a call with template arguments) finds in them what it finds in the whole code,
+    without an attempt at every offset of the rest."""
+    spans = set()
+    for needle in needles:
+        at = code.find(needle)
+        while at >= 0:
+            end = code.find(";", at)
+            end = end if end >= 0 else len(code)
+            spans.add((code.rfind(";", 0, at) + 1, end))
+            at = code.find(needle, end)
+    return sorted(spans)
 
 
 def _draw_wrong_template_arg(source: Source, sites: list, rng) -> tuple:
@@ -979,9 +995,9 @@ def _scale_sites(source: Source) -> list[Edit]:
 def _reduction_sites(source: Source) -> list[Edit]:
     """An atomic accumulation made a plain read-modify-write, or a warp shuffle with half the lanes."""
     code = code_view(source.text, source.lang)
-    name = r"atomicAdd" if source.lang == "cuda" else r"tl\.atomic_add"
+    name = "atomicAdd" if source.lang == "cuda" else "tl.atomic_add"
     sites = []
-    for m in re.finditer(rf"(?<![\w.]){name}\s*\(", code):
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\(", code) if name in code else ():
         depth, i = 1, m.end()
         while i < len(code) and depth:
             depth += {"(": 1, ")": -1}.get(code[i], 0)

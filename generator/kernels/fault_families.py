@@ -21,9 +21,9 @@ from operator import ne
 from typing import Hashable
 
 from generator.kernels import Source
-from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, FAULT_KINDS, Edit, Expected, NvccAt, TritonAt,
-                                      _display, _expand, _identifiers, code_view, inject, maker_for, triton_expected,
-                                      typo_options)
+from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, FAULT_KINDS, Edit, Expected, FaultMaker, NvccAt,
+                                      TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
+                                      triton_expected, typo_options)
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
@@ -43,7 +43,7 @@ class _Made:
     report: object               # Expected, NvccAt or TritonAt (offsets in the edited text)
     at: tuple[tuple[int, int], ...]   # the report's (line, col) in the edited text: NvccAt pos; TritonAt def, pos
     code_line: str | None        # nvcc: the shown line of the edited text, comments and strings blanked
-    nvcc: dict = field(default_factory=dict, compare=False)   # the carried nvcc report per Render.define_lines
+    reports: dict = field(default_factory=dict, compare=False)   # carried reports by what they read of a render
 
 
 class _Render:
@@ -60,6 +60,11 @@ class _Render:
     @property
     def differ(self):
         return self.lines.keys()
+
+    def reads_alike(self, first: int, last: int) -> bool:
+        """Whether lines `first` to `last` read as in the family's first render."""
+        k = bisect.bisect_left(self._above, first)
+        return k == len(self._above) or self._above[k] > last
 
     def line_start(self, fam: _Family, line: int) -> int:
         """Where line `line` starts in the render: the first render's start, moved by the differing lines above."""
@@ -83,6 +88,7 @@ class _Family:
         self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
         self.sites: dict[str, object] = {}
         self.made: dict[tuple, _Made] = {}
+        self._makers: dict[str, FaultMaker] = {}
         self._defines: list[tuple[int, str, str]] | None = None
         self._define_lines: frozenset[int] | None = None
         self._raw: dict[tuple, dict[str, str]] = {}
@@ -141,10 +147,17 @@ class _Family:
         self._pieces = [text[:starts[varying[0]]]] + [text[end:starts[nxt]] for end, nxt in zip(ends, varying[1:])] \
             + [text[ends[-1]:]]
 
+    def maker(self, kind: str) -> FaultMaker:
+        maker = self._makers.get(kind)
+        if maker is None:
+            maker = self._makers[kind] = maker_for(self.source, kind)
+        return maker
+
     def sites_for(self, kind: str):
-        if kind not in self.sites:
-            self.sites[kind] = maker_for(self.source, kind).sites(self.source)
-        return self.sites[kind]
+        sites = self.sites.get(kind)
+        if sites is None:
+            sites = self.sites[kind] = self.maker(kind).sites(self.source)
+        return sites
 
     def make(self, kind: str, choice: tuple) -> _Made:
         key = (kind, choice)
@@ -155,7 +168,7 @@ class _Family:
 
     def _make(self, kind: str, choice: tuple) -> _Made:
         source = self.source
-        edit, report = maker_for(source, kind).make(source, self.sites[kind], choice)
+        edit, report = self.maker(kind).make(source, self.sites[kind], choice)
         replaced = source.text[edit.start:edit.end]
         first = self.line_of(edit.start)
         needs = set(range(first, self.line_of(max(edit.start, edit.end - 1)) + 1))
@@ -240,7 +253,7 @@ def inject_like(source: Source, kind: str, rng, family: Hashable) -> tuple[Sourc
         return inject(source, kind, rng)
     differ = render.differ
     rewind = rng.bit_generator.state if differ else None
-    made = fam.make(kind, maker_for(fam.source, kind).draw(fam.source, fam.sites_for(kind), rng))
+    made = fam.make(kind, fam.maker(kind).draw(fam.source, fam.sites_for(kind), rng))
     if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, render)):
         rng.bit_generator.state = rewind
         return inject(source, kind, rng)
@@ -269,21 +282,27 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
     text = source.text[:start] + edit.new + source.text[start + edit.end - edit.start:]
     report = made.report
     if isinstance(report, TritonAt):
-        delta = len(edit.new) - (edit.end - edit.start)
-
-        def edited_start(line: int) -> int:
-            return render.line_start(fam, line) + (delta if line > edit_line else 0)
         (def_line, _def_col), (line, col) = made.at
-        end = edited_start(line + 1) - 1 if line + 1 < len(fam.lines) else len(text)
-        expected = triton_expected(report.kind, line + 1, col, def_line + 1, text[edited_start(def_line):end],
-                                   report.error)
+        same = render.reads_alike(def_line, line)      # the excerpt (its def line to its error line) is the first's
+        expected = made.reports.get(()) if same else None
+        if expected is None:
+            delta = len(edit.new) - (edit.end - edit.start)
+
+            def edited_start(line: int) -> int:
+                return render.line_start(fam, line) + (delta if line > edit_line else 0)
+            end = edited_start(line + 1) - 1 if line + 1 < len(fam.lines) else len(text)
+            expected = triton_expected(report.kind, line + 1, col, def_line + 1, text[edited_start(def_line):end],
+                                       report.error)
+            if same:
+                made.reports[()] = expected
     elif isinstance(report, NvccAt):
         key = render.define_lines(fam)
-        expected = made.nvcc.get(key)
+        expected = made.reports.get(key)
         if expected is None:
             (line, col), = made.at
-            expected = made.nvcc[key] = Expected(
-                "compile_error", report.kind, "nvcc", line + 1, f"{source.filename}({line + 1}): error: {report.message}",
+            expected = made.reports[key] = Expected(
+                "compile_error", report.kind, "nvcc", line + 1,
+                f"{source.filename}({line + 1}): error: {report.message}",
                 report.prefix + _display_for(made.code_line, col, fam.raw_macros(render)), report.n_errors)
     else:
         expected = report

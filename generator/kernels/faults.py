@@ -124,29 +124,20 @@ def _block_end(code: str, pos: int) -> int:
 
 def _value_uses(code: str, name: str, start: int, end: int) -> list[int]:
     """Offsets of `name` used as a value (not a member, not a call) in code[start:end], `end` at a block's `}` (or
-    the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, read from one index of the names."""
-    where = _name_offsets(code).get(name, ())
-    out = []
-    for at in where[bisect.bisect_left(where, start):bisect.bisect_left(where, end - len(name) + 1)]:
-        if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
-            continue
-        j = at + len(name)
-        while j < end and code[j].isspace():
-            j += 1
-        if j < end and code[j] == "(":                 # a call
-            continue
-        out.append(at)
+    the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, from str.find (a compiled pattern per
+    name, or an index of every name, cost more than the few names a family's faults ask for)."""
+    out, n = [], len(name)
+    at = code.find(name, start, end)
+    while at >= 0:
+        j = at + n
+        if (at == 0 or not _is_word_char(code[at - 1])) and (j == len(code) or not _is_word_char(code[j])) \
+                and not (at > 0 and code[at - 1] in ".>:"):     # a whole name, not a member (`.x`, `->x`, `::x`)
+            while j < end and code[j].isspace():
+                j += 1
+            if j >= end or code[j] != "(":                         # not a call
+                out.append(at)
+        at = code.find(name, at + 1, end)
     return out
-
-
-@lru_cache(maxsize=64)
-def _name_offsets(code: str) -> dict[str, list[int]]:
-    """Where each name of `code` occurs, in order: one pass, where a regex per name (~100 names a source, for
-    several kinds) cost more than the rest of those faults."""
-    where: dict[str, list[int]] = {}
-    for m in _IDENT.finditer(code):
-        where.setdefault(m.group(0), []).append(m.start())
-    return where
 
 
 # CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).

@@ -126,18 +126,31 @@ def _value_uses(code: str, name: str, start: int, end: int) -> list[int]:
     """Offsets of `name` used as a value (not a member, not a call) in code[start:end], `end` at a block's `}` (or
     the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, from str.find (a compiled pattern per
     name, or an index of every name, cost more than the few names a family's faults ask for)."""
-    out, n = [], len(name)
+    out = []
+    for at in _whole_word(code, name, start, end):
+        if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
+            continue
+        j = _skip_space(code, at + len(name), end)
+        if j >= end or code[j] != "(":                 # not a call
+            out.append(at)
+    return out
+
+
+def _whole_word(code: str, name: str, start: int, end: int):
+    """Offsets where `name` stands as a whole word in code[start:end]."""
+    n = len(name)
     at = code.find(name, start, end)
     while at >= 0:
-        j = at + n
-        if (at == 0 or not _is_word_char(code[at - 1])) and (j == len(code) or not _is_word_char(code[j])) \
-                and not (at > 0 and code[at - 1] in ".>:"):     # a whole name, not a member (`.x`, `->x`, `::x`)
-            while j < end and code[j].isspace():
-                j += 1
-            if j >= end or code[j] != "(":                         # not a call
-                out.append(at)
+        if (at == 0 or not _is_word_char(code[at - 1])) and (at + n == len(code) or not _is_word_char(code[at + n])):
+            yield at
         at = code.find(name, at + 1, end)
-    return out
+
+
+def _skip_space(code: str, j: int, end: int) -> int:
+    """The first offset at or after j that is no space (`end` if none before it)."""
+    while j < end and code[j].isspace():
+        j += 1
+    return j
 
 
 # CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
@@ -335,20 +348,31 @@ def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
 _C_KEYWORDS = {"return", "else", "case", "goto", "delete", "new", "throw", "typedef", "using", "sizeof", "if",
                "while", "for", "switch", "do", "const", "constexpr", "static", "volatile", "unsigned", "signed",
                "struct", "class", "template", "typename", "namespace", "asm", "auto", "break", "continue"}
-# `(?=[A-Za-z_])` and the possessive quantifiers (where fewer characters could not be followed by what comes next)
-# only spare the regex engine attempts that fail: the matches are those of the plain pattern
-_DECL = re.compile(r"(?=[A-Za-z_])(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*+\**+\s*+"
-                   r"(?:__restrict__\s+)?([A-Za-z_]\w*+)\s*+(?:=(?!=)|\[|;)")
+# `type name` before `=`, `[` or `;`, as the plain pattern `(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*
+# ([A-Za-z_]\w*)\s*\**\s*(?:__restrict__\s+)?([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)` finds it, without its retries: two words
+# (the first taken whole, as a shorter one cannot be followed by spaces, stars or a name), or else, where one word
+# stands before `=`, `[` or `;`, that word split before its last letter (the plain pattern reads `count =` as type
+# `coun`, name `t`). `(?=[A-Za-z_])` and the possessive quantifiers only spare attempts that fail.
+_DECL = re.compile(r"(?=[A-Za-z_])(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*"
+                   r"(?:([A-Za-z_]\w*+)\s*+\**+\s*+(?:__restrict__\s+)?([A-Za-z_]\w*+)"
+                   r"|(?=\w++\s*+(?:=(?!=)|\[|;))([A-Za-z_]\w*)([A-Za-z_]\w*+))\s*+(?:=(?!=)|\[|;)")
+
+
+def _declared(m: re.Match) -> tuple[str, str, int]:
+    """(type, name, offset of name) of a _DECL match."""
+    if m.group(2) is None:
+        return m.group(3), m.group(4), m.start(4)
+    return m.group(1), m.group(2), m.start(2)
 
 
 def _declarations(code: str) -> list[tuple[str, str, int]]:
     """(type, name, offset of name) for local-looking declarations."""
     out = []
     for m in _DECL.finditer(code):
-        typ, name = m.group(1), m.group(2)
+        typ, name, at = _declared(m)
         if typ in _C_KEYWORDS or name in _C_KEYWORDS:
             continue
-        out.append((typ, name, m.start(2)))
+        out.append((typ, name, at))
     return out
 
 
@@ -470,7 +494,8 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
             continue
         # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
         decl = _DECL.match(nxt)
-        declared = decl.group(2) if decl and decl.group(1) not in _C_KEYWORDS else None
+        typ, declared, _at = _declared(decl) if decl else ("", None, 0)
+        declared = None if typ in _C_KEYWORDS else declared
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt)),
                       declared, offsets[j] - 1 + len(lines[j])))
     return [s[1:] for s in _live(sites, source, lambda s: s[0])]
@@ -840,12 +865,17 @@ def _barrier_sites(source: Source) -> list[Edit]:
 _LESS_THAN = re.compile(r"[\w\]]\s*(<)\s*[A-Za-z_(]")
 
 
+_IF = re.compile(r"if\s*\(")
+
+
 def _mask_sites(source: Source) -> list[Edit]:
     """A bounds check's `<` made `<=`."""
     code = code_view(source.text, source.lang)
     sites = []
     if source.lang == "cuda":
-        for cond in re.finditer(r"\bif\s*\(", code):
+        for cond in _IF.finditer(code):     # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
+            if cond.start() > 0 and _is_word_char(code[cond.start() - 1]):
+                continue
             end = code.find(")", cond.end())
             while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
                 end = code.find(")", end + 1)
@@ -861,6 +891,16 @@ def _mask_sites(source: Source) -> list[Edit]:
 _TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))")
 
 
+_STRIDE_NAME = re.compile(r"stride_\w+")
+
+
+def _stride_names(code: str, start: int, end: int) -> set[str]:
+    """The names `\\b(stride_\\w+)\\b` finds in code[start:end], its `\\b` checked here: the regex skips ahead to each
+    `stride_` (a match inside a word hides no other: no word boundary there)."""
+    return {m.group(0) for m in _STRIDE_NAME.finditer(code, start, end)
+            if m.start() == 0 or not _is_word_char(code[m.start() - 1])}
+
+
 def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
     """Multipliers inside subscripts (the match, the other multipliers in scope there)."""
     code = code_view(source.text, source.lang)
@@ -871,14 +911,18 @@ def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
     else:
         found = list(re.finditer(r"\*\s*(stride_\w+)\b", code))
     sites = []
+    constants = set(_constants(source.text)) if source.lang == "cuda" else set()
+    visible_in: dict[int, set[str]] = {}
     for m in found:
         # another multiplier already seen in the same function is in scope there: the realistic mix-up
         start = _function_start(code, m.start(), source.lang)
         # names visible everywhere in the function: its parameters and file-scope constants
-        visible = set(re.findall(r"\b[A-Za-z_]\w*\b", code[start:code.find("{" if source.lang == "cuda" else ":", start)]))
-        visible |= set(_constants(source.text)) if source.lang == "cuda" else set()
+        visible = visible_in.get(start)
+        if visible is None:
+            head = code[start:code.find("{" if source.lang == "cuda" else ":", start)]
+            visible = visible_in[start] = set(_IDENT.findall(head)) | constants
         seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
-               set(re.findall(r"\b(stride_\w+)\b", code[start:m.start()])) & visible
+               _stride_names(code, start, m.start()) & visible
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
         sites.append((m, others))
@@ -1045,6 +1089,12 @@ def triton_expected(kind: str, line: int, col: int, def_line: int, excerpt: str,
                     f"{excerpt}\n{' ' * col}^\n{error}")
 
 
+def _assigned(code: str, j: int, end: int) -> bool:
+    """Whether code[j:end] starts with `\\s*=[^=]` (the name before j is assigned, not read)."""
+    j = _skip_space(code, j, end)
+    return j + 1 < end and code[j] == "=" and code[j + 1] != "="
+
+
 def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
     """Uses of a kernel's local names (to misspell) and `tl.arange` bounds (to make not a power of 2); and the
     names the source already has."""
@@ -1055,8 +1105,8 @@ def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
             var = a.group(1)
             if len(var) < 3:
                 continue
-            use = re.compile(rf"(?<![\w.]){var}\b(?!\s*=[^=])")
-            sites += [("name", start, u.start(), var) for u in use.finditer(code, start + a.end(), end)]
+            sites += [("name", start, at, var) for at in _whole_word(code, var, start + a.end(), end)
+                      if code[at - 1] != "." and not _assigned(code, at + len(var), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
     return sites, _identifiers(source.text)

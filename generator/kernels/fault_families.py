@@ -21,8 +21,8 @@ from operator import ne
 from typing import Hashable
 
 from generator.kernels import Source
-from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, FAULT_KINDS, Edit, Expected, FaultMaker, NvccAt,
-                                      TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
+from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, _IDENT, FAULT_KINDS, Edit, Expected, FaultMaker,
+                                      NvccAt, TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
                                       triton_expected, typo_options)
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
@@ -43,19 +43,20 @@ class _Made:
     report: object               # Expected, NvccAt or TritonAt (offsets in the edited text)
     at: tuple[tuple[int, int], ...]   # the report's (line, col) in the edited text: NvccAt pos; TritonAt def, pos
     code_line: str | None        # nvcc: the shown line of the edited text, comments and strings blanked
+    reads: frozenset[str]        # nvcc: the names the shown line reads, through the first render's macros too
     reports: dict = field(default_factory=dict, compare=False)   # carried reports by what they read of a render
 
 
 class _Render:
     """A render of the family, as the lines on which it reads otherwise than the family's first render."""
 
-    __slots__ = ("lines", "_above", "_shift", "_define_lines")
+    __slots__ = ("lines", "_above", "_shift", "_macro_change")
 
     def __init__(self, fam: _Family, lines: dict[int, str]):
         self.lines = lines                     # 0-based line -> the render's text, for each differing line, in order
         self._above = list(lines)
         self._shift = list(accumulate(len(text) - len(fam.lines[i]) for i, text in lines.items()))
-        self._define_lines: tuple | None = None
+        self._macro_change: tuple | None = None
 
     @property
     def differ(self):
@@ -71,12 +72,15 @@ class _Render:
         k = bisect.bisect_left(self._above, line)
         return fam.starts[line] + (self._shift[k - 1] if k else 0)
 
-    def define_lines(self, fam: _Family) -> tuple[tuple[int, str], ...]:
-        """The differing lines that hold a #define in either render: all a render's macros depend on."""
-        if self._define_lines is None:
-            self._define_lines = tuple((i, text) for i, text in self.lines.items()
-                                       if i in fam.define_lines() or _DEFINE.match(text))
-        return self._define_lines
+    def macro_change(self, fam: _Family) -> tuple[tuple[tuple[int, str], ...], frozenset[str]]:
+        """(the differing lines that hold a #define in either render, the names they define): where the render's
+        macros can differ from the first render's."""
+        if self._macro_change is None:
+            lines = tuple((i, text) for i, text in self.lines.items() if i in fam.define_names or _DEFINE.match(text))
+            names = {m.group(1) for _i, text in lines for m in _DEFINE.finditer(text)}
+            names.update(name for i, _text in lines for name in fam.define_names.get(i, ()))
+            self._macro_change = (lines, frozenset(names))
+        return self._macro_change
 
 
 class _Family:
@@ -90,7 +94,7 @@ class _Family:
         self.made: dict[tuple, _Made] = {}
         self._makers: dict[str, FaultMaker] = {}
         self._defines: list[tuple[int, str, str]] | None = None
-        self._define_lines: frozenset[int] | None = None
+        self._define_names: dict[int, list[str]] | None = None
         self._raw: dict[tuple, dict[str, str]] = {}
         self._varying: list[int] = []            # lines on which some render differed, in order
         self._pieces = [source.text]             # the text around them: before the first, after each
@@ -176,14 +180,16 @@ class _Family:
         code_line = None
         if isinstance(report, (NvccAt, TritonAt)):
             if "\n" in replaced or "\n" in edit.new:    # positions after the edit would move between lines
-                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None)
+                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None, frozenset())
             at = tuple(self._edited_line_col(edit, pos) for pos in
                        ((report.pos,) if isinstance(report, NvccAt) else (report.def_pos, report.pos)))
             needs.update(line for line, _col in at)
+        reads: frozenset[str] = frozenset()
         if isinstance(report, NvccAt):
             code_line = self._edited_code_line(edit, at[0][0])
+            reads = _macro_reads(code_line, self.raw_macros(()))
         misspelt = frozenset(typo_options(replaced)) if kind in _MISSPELLING_KINDS else None
-        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line)
+        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line, reads)
 
     def _edited_line_col(self, edit: Edit, pos: int) -> tuple[int, int]:
         """(0-based line, col) of offset `pos` of the edited text (the edit changes no line count)."""
@@ -217,19 +223,22 @@ class _Family:
             self._defines = [(self.line_of(m.start()), m.group(1), m.group(2)) for m in _DEFINE.finditer(text)]
         return self._defines
 
-    def define_lines(self) -> frozenset[int]:
-        if self._define_lines is None:
-            self._define_lines = frozenset(line for line, _name, _value in self.defines())
-        return self._define_lines
+    @property
+    def define_names(self) -> dict[int, list[str]]:
+        """line -> the names the first render #defines there."""
+        if self._define_names is None:
+            self._define_names = {}
+            for line, name, _value in self.defines():
+                self._define_names.setdefault(line, []).append(name)
+        return self._define_names
 
-    def raw_macros(self, render: _Render) -> dict[str, str]:
-        """NAME -> raw value of the render's #defines (a later one of a name wins, as in the file): the first
-        render's, with those on the differing lines read from the render."""
-        key = render.define_lines(self)
+    def raw_macros(self, key: tuple[tuple[int, str], ...]) -> dict[str, str]:
+        """NAME -> raw value of the #defines of a render whose differing #define lines are `key` (a later one of a
+        name wins, as in the file): the first render's, with those lines read from the render."""
         raw = self._raw.get(key)
         if raw is None:
-            differ = render.differ
-            ordered = [d for d in self.defines() if d[0] not in differ]
+            changed = {line for line, _text in key}
+            ordered = [d for d in self.defines() if d[0] not in changed]
             patched = [(line, m.group(1), m.group(2)) for line, text in key for m in _DEFINE.finditer(text)]
             if patched:                       # in line order, so a later #define of a name wins as in the file
                 ordered = sorted(ordered + patched, key=lambda d: d[0])
@@ -296,17 +305,30 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
             if same:
                 made.reports[()] = expected
     elif isinstance(report, NvccAt):
-        key = render.define_lines(fam)
+        lines, names = render.macro_change(fam)
+        key = () if made.reads.isdisjoint(names) else lines     # the shown line reads no changed macro: as first
         expected = made.reports.get(key)
         if expected is None:
             (line, col), = made.at
             expected = made.reports[key] = Expected(
                 "compile_error", report.kind, "nvcc", line + 1,
                 f"{source.filename}({line + 1}): error: {report.message}",
-                report.prefix + _display_for(made.code_line, col, fam.raw_macros(render)), report.n_errors)
+                report.prefix + _display_for(made.code_line, col, fam.raw_macros(key)), report.n_errors)
     else:
         expected = report
     return Source(text, source.filename, source.lang, source.compile_arch), expected
+
+
+def _macro_reads(code_line: str, raw: dict[str, str]) -> frozenset[str]:
+    """The names nvcc's shown `code_line` reads: its own, and those in the values of the macros it reads."""
+    reads = set(_IDENT.findall(code_line))
+    todo = list(reads)
+    while todo:
+        for name in _IDENT.findall(raw.get(todo.pop(), "")):
+            if name not in reads:
+                reads.add(name)
+                todo.append(name)
+    return frozenset(reads)
 
 
 def _display_for(code_line: str, col: int, raw: dict[str, str]) -> str:

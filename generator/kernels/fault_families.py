@@ -76,9 +76,10 @@ class _Render:
         """(the differing lines that hold a #define in either render, the names they define): where the render's
         macros can differ from the first render's."""
         if self._macro_change is None:
-            lines = tuple((i, text) for i, text in self.lines.items() if i in fam.define_names or _DEFINE.match(text))
+            defined = fam.define_names
+            lines = tuple((i, text) for i, text in self.lines.items() if i in defined or _DEFINE.match(text))
             names = {m.group(1) for _i, text in lines for m in _DEFINE.finditer(text)}
-            names.update(name for i, _text in lines for name in fam.define_names.get(i, ()))
+            names.update(name for i, _text in lines for name in defined.get(i, ()))
             self._macro_change = (lines, frozenset(names))
         return self._macro_change
 
@@ -273,10 +274,11 @@ def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:
     """Whether a misspelling's options could be filtered differently: the names the render has (which a
     misspelling must avoid) differ from the first render's only by the names on the differing lines."""
     options = made.misspelt
-    if options is None:
-        return False
-    return any(not options.isdisjoint(_line_names(line)) for i, text in render.lines.items()
-               for line in (fam.lines[i], text))
+    if options is not None:
+        for i, text in render.lines.items():
+            if not options.isdisjoint(_line_names(fam.lines[i])) or not options.isdisjoint(_line_names(text)):
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)

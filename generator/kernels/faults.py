@@ -94,7 +94,15 @@ def _line_text(text: str, line: int) -> str:
 
 
 def _identifiers(code: str) -> set[str]:
-    return set(_IDENT.findall(code))
+    """The names `_IDENT` finds in `code`: an ASCII text's words are split out in C (bytes.translate, split), ~2x
+    faster than a regex attempt at each offset."""
+    if not code.isascii():
+        return set(_IDENT.findall(code))
+    return {w.decode() for w in set(code.encode().translate(_WORD_BYTES_ELSE_SPACE).split()) if w[0] in _NAME_START}
+
+
+_WORD_BYTES_ELSE_SPACE = bytes(b if b < 128 and (chr(b).isalnum() or b == ord("_")) else ord(" ") for b in range(256))
+_NAME_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 @lru_cache(maxsize=64)

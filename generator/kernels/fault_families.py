@@ -32,9 +32,10 @@ _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a
 _MAX_VARYING = 64      # lines checked one by one against a render; past that, splitting it into lines is cheaper
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Made:
-    """One choice's fault on the family's first render, in that render's coordinates."""
+    """One choice's fault on the family's first render, in that render's coordinates (read-only once made; not
+    frozen, whose per-field setattr costs ~2 us a made choice)."""
 
     edit: Edit
     edit_line: int               # 0-based line of edit.start

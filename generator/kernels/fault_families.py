@@ -34,8 +34,8 @@ _MAX_VARYING = 64      # lines checked one by one against a render; past that, s
 
 @dataclass(slots=True)
 class _Made:
-    """One choice's fault on the family's first render, in that render's coordinates (read-only once made; not
-    frozen, whose per-field setattr costs ~2 us a made choice)."""
+    """One choice's fault on the family's first render, in that render's coordinates. Fixed once made, but for the
+    two caches at the end (not frozen: its per-field setattr cost ~2 us a made choice)."""
 
     edit: Edit
     edit_line: int               # 0-based line of edit.start
@@ -44,7 +44,7 @@ class _Made:
     report: object               # Expected, NvccAt or TritonAt (offsets in the edited text)
     at: tuple[tuple[int, int], ...]   # the report's (line, col) in the edited text: NvccAt pos; TritonAt def, pos
     code_line: str | None        # nvcc: the shown line of the edited text, comments and strings blanked
-    reads: frozenset[str]        # nvcc: the names the shown line reads, through the first render's macros too
+    reads: frozenset[str] | None = None   # nvcc: the names the shown line reads, through macro values too
     reports: dict = field(default_factory=dict, compare=False)   # carried reports by what they read of a render
 
 
@@ -56,7 +56,11 @@ class _Render:
     def __init__(self, fam: _Family, lines: dict[int, str]):
         self.lines = lines                     # 0-based line -> the render's text, for each differing line, in order
         self._above = list(lines)
-        self._shift = list(accumulate(len(text) - len(fam.lines[i]) for i, text in lines.items()))
+        self._shift = shift = []               # the length change up to each of them
+        total = 0
+        for i, text in lines.items():
+            total += len(text) - len(fam.lines[i])
+            shift.append(total)
         self._macro_change: tuple | None = None
 
     @property
@@ -182,16 +186,14 @@ class _Family:
         code_line = None
         if isinstance(report, (NvccAt, TritonAt)):
             if "\n" in replaced or "\n" in edit.new:    # positions after the edit would move between lines
-                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None, frozenset())
+                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None)
             at = tuple(self._edited_line_col(edit, pos) for pos in
                        ((report.pos,) if isinstance(report, NvccAt) else (report.def_pos, report.pos)))
             needs.update(line for line, _col in at)
-        reads: frozenset[str] = frozenset()
         if isinstance(report, NvccAt):
             code_line = self._edited_code_line(edit, at[0][0])
-            reads = _macro_reads(code_line, self.raw_macros(()))
         misspelt = frozenset(typo_options(replaced)) if kind in _MISSPELLING_KINDS else None
-        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line, reads)
+        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line)
 
     def _edited_line_col(self, edit: Edit, pos: int) -> tuple[int, int]:
         """(0-based line, col) of offset `pos` of the edited text (the edit changes no line count)."""
@@ -309,7 +311,9 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
                 made.reports[()] = expected
     elif isinstance(report, NvccAt):
         lines, names = render.macro_change(fam)
-        key = () if made.reads.isdisjoint(names) else lines     # the shown line reads no changed macro: as first
+        if names and made.reads is None:
+            made.reads = _macro_reads(made.code_line, fam.raw_macros(()))
+        key = lines if names and not made.reads.isdisjoint(names) else ()   # no changed macro read: as first
         expected = made.reports.get(key)
         if expected is None:
             (line, col), = made.at

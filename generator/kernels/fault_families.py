@@ -6,9 +6,12 @@ placeholder values, on the same lines: a GPU name in a comment, `#define BLOCK_M
 them is what costs (scans of a 10-15 KB source, ~2-5 ms a fault, ~45,000 faults a default run), so each family's
 first render is scanned once per fault kind, each choice's edit is made there once, and the other renders get
 that edit by line and column. The tool's report is rebuilt for the render itself (its own macros, file name and
-lines). When the edit, a line the tool shows, or the names a misspelling must avoid involve a line on which the
-two renders differ, the fault is made on the render directly (`faults.inject`, the rng rewound), so the result
-is what `faults.inject` gives in every case; tests/test_fault_families.py checks that over the catalog.
+lines), and kept per made choice while what it reads of a render (the excerpt's lines, the macros the shown line
+reads) is the first render's. When the edit, a line the tool shows, or the names a misspelling must avoid involve
+a line on which the two renders differ, the fault is made on the render directly (`faults.inject`, the rng
+rewound), so the result is what `faults.inject` gives in every case; tests/test_fault_families.py checks that over
+the catalog. A render is compared with the first in place: the text between the few lines some render differed on
+must match exactly, those lines are read up to their newline (a render that differs elsewhere is split into lines).
 """
 from __future__ import annotations
 

@@ -109,10 +109,24 @@ def test_a_render_read_against_the_lines_known_to_vary_has_the_differences_of_a_
                     replace(first, text="\n".join(lines[:-1] + [lines[-1] + "x"]))]    # the last line
         fam = fault_families._Family(first)
         for other in renders + renders[::-1]:
-            got = fam._render(other)
+            got = fam._render(other.text)
             assert (None if got is None else dict(got.lines)) == _split_differences(first, other), key
 
 
 def test_kinds_that_read_the_compile_target_are_not_carried():
     assert "static_smem_overflow" not in fault_families.CARRIED_KINDS
     assert "triton_fp8_unsupported" not in fault_families.CARRIED_KINDS
+
+
+def test_the_same_text_under_another_file_name_gets_the_direct_fault():
+    """The render kept from the last fault is keyed by its text object: a source with that very text but another
+    file name is no render of the family (nvcc names the file)."""
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.dtype == "fp16")
+    first = render(task, variants_for("rmsnorm", "cuda", "fp16")[0], {})
+    family = ("test-file-name", task.op, task.impl, task.dtype)
+    renamed = replace(first, filename="renamed.cu")
+    for kind in ("missing_semicolon", "undefined_identifier"):
+        _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), 0)
+        carried = _outcome(lambda rng: fault_families.inject_like(renamed, kind, rng, family), 0)
+        assert carried == _outcome(lambda rng: inject(renamed, kind, rng), 0)
+        assert carried[1].message.startswith("renamed.cu(")

@@ -114,17 +114,17 @@ class _Family:
 
     def render(self, source: Source) -> _Render | None:
         """The render's differing lines; None when it has another line count, language or file name."""
-        text = source.text
-        if text is not self._last[0]:      # a render is often faulted again right after (same object)
-            self._last = (text, self._render(source))
-        return self._last[1]
-
-    def _render(self, source: Source) -> _Render | None:
         if source.lang != self.source.lang or source.filename != self.source.filename:
             return None
-        lines = self._known_lines(source.text) if len(self._varying) <= _MAX_VARYING else None
+        text = source.text
+        if text is not self._last[0]:      # a render is often faulted again right after (same object)
+            self._last = (text, self._render(text))
+        return self._last[1]
+
+    def _render(self, text: str) -> _Render | None:
+        lines = self._known_lines(text) if len(self._varying) <= _MAX_VARYING else None
         if lines is None:
-            split = source.text.split("\n")
+            split = text.split("\n")
             if len(split) != len(self.lines):
                 return None
             lines = {i: split[i] for i in compress(count(), map(ne, self.lines, split))}

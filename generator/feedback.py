@@ -109,20 +109,22 @@ def _report_constants(task) -> tuple[float, str, float, str]:
 
 
 def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
+    # %-formatting: one pass over the template for all the numbers (the same text as f-string specs, ~0.3 us less)
     atol, atol_text, dram_gbps, dram_text = _report_constants(task)
     u = rng.random() if rng is not None else 0.5
     err = atol * 10 ** (-2.0 + 1.5 * u)
-    ach = perf.achieved(task, time_ms)
-    best = f", {best_ms / time_ms:.2f}x vs best so far ({_ms4(best_ms)} ms)" if best_ms is not None else ""
-    bw = ach["bandwidth_frac"] * dram_gbps
-    if ach["bound"] == "memory":
-        achieved = (f"achieved: {bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth "
-                    f"{dram_text}{ach['tflops']:.2f} TFLOPS")
+    bandwidth_frac, tflops, compute_frac, bound = perf.achieved_values(task, time_ms)
+    best = ", %.2fx vs best so far (%s ms)" % (best_ms / time_ms, _ms4(best_ms)) if best_ms is not None else ""
+    bw = bandwidth_frac * dram_gbps
+    if bound == "memory":
+        achieved = "achieved: %.0f GB/s = %.1f%% of peak DRAM bandwidth %s%.2f TFLOPS" % (
+            bw, 100 * bandwidth_frac, dram_text, tflops)
     else:
-        achieved = (f"achieved: {ach['tflops']:.1f} TFLOPS = {100 * ach['compute_frac']:.1f}% of peak; "
-                    f"{bw:.0f} GB/s = {100 * ach['bandwidth_frac']:.1f}% of peak DRAM bandwidth")
-    return (f"compile: ok\ncorrectness: ok (max_abs_err = {err:.3g}{atol_text}{time_ms:.4f} ms (median of 100 "
-            f"runs)\nspeedup: {baseline_ms / time_ms:.2f}x vs baseline ({_ms4(baseline_ms)} ms){best}\n{achieved}")
+        achieved = "achieved: %.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
+            tflops, 100 * compute_frac, bw, 100 * bandwidth_frac)
+    return ("compile: ok\ncorrectness: ok (max_abs_err = %.3g%s%.4f ms (median of 100 runs)\n"
+            "speedup: %.2fx vs baseline (%s ms)%s\n%s") % (
+        err, atol_text, time_ms, baseline_ms / time_ms, _ms4(baseline_ms), best, achieved)
 
 
 def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:

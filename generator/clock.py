@@ -8,8 +8,6 @@ think time is the engineer's and is what `schedule` stretches or squeezes so a s
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 # Median think/edit seconds per kind of step (lognormal around these, sigma THINK_SIGMA).
@@ -21,13 +19,6 @@ COMPILE_PER_LINE_S = {"cuda": 0.06, "triton": 0.012}
 COMPILE_ERROR_FRACTION = 0.6   # a failing compile stops early (front end or ptxas aborts)
 CHECK_S = 4.0                  # correctness run against the reference
 BENCH_S = 9.0                  # warm-up plus timed iterations plus L2 flushes
-
-
-class StepCost(NamedTuple):
-    """Seconds one step costs: `think` is elastic (scaled by `schedule`), `machine` is not."""
-
-    think: float
-    machine: float
 
 
 def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
@@ -45,10 +36,12 @@ def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int
     return deviate, machine
 
 
-def step_cost(rng: np.random.Generator, *, kind: str, impl: str, source_lines: int, status: str) -> StepCost:
-    """One step's cost in seconds, drawn as `step_draws` draws it: think time lognormal around its kind's median."""
+def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
+    """One step's (think, machine) seconds, drawn as `step_draws` draws them: think time lognormal around its
+    kind's median and elastic (what `schedule` scales), machine time fixed. A plain pair, positional arguments:
+    kernelswarm asks for ~54,000 a run."""
     deviate, machine = step_draws(rng, kind, impl, source_lines, status)
-    return StepCost(THINK_S[kind] * float(np.exp(THINK_SIGMA * deviate)), machine)
+    return THINK_S[kind] * float(np.exp(THINK_SIGMA * deviate)), machine
 
 
 def schedule(kinds: list[str], draws: list[tuple[float, float]], *, min_total_s: float,

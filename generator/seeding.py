@@ -11,6 +11,7 @@ import numpy as np
 
 DATASET_IDS: dict[str, int] = {"kernelinfer": 1, "kernelswarm": 2}
 PURPOSES: dict[str, int] = {"split": 1}
+_WORD = 2**32
 
 
 def _dataset_id(dataset: str) -> int:
@@ -24,7 +25,12 @@ def rng_for(seed: int, dataset: str, index: int) -> np.random.Generator:
     """The generator for row `index` of `dataset` under `seed`."""
     if seed < 0 or index < 0:
         raise ValueError(f"seed and index must be >= 0 (got seed={seed}, index={index})")
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _dataset_id(dataset), index])))
+    entropy = [seed, _dataset_id(dataset), index]
+    if seed < _WORD and index < _WORD:
+        # SeedSequence splits each int of a list into 32-bit words; a value below 2**32 is one word, so a uint32
+        # array holds the same words and skips the per-int coercion (~3 us less per row; the same state).
+        entropy = np.array(entropy, np.uint32)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
 
 
 def rng_for_purpose(seed: int, dataset: str, purpose: str) -> np.random.Generator:
@@ -33,3 +39,24 @@ def rng_for_purpose(seed: int, dataset: str, purpose: str) -> np.random.Generato
         raise ValueError(f"seed must be >= 0 (got {seed})")
     ss = np.random.SeedSequence([seed, _dataset_id(dataset)], spawn_key=(PURPOSES[purpose],))
     return np.random.Generator(np.random.PCG64(ss))
+
+
+def word32(rng: np.random.Generator) -> tuple:
+    """(next_uint32, state address) of the generator's ctypes interface: its own 32-bit draws for `below`."""
+    bits = rng.bit_generator.ctypes
+    return bits.next_uint32, bits.state_address
+
+
+def below(word32: tuple, bound: int) -> int:
+    """`int(rng.integers(bound))` for 1 <= bound < 2**32, drawn as numpy draws it (no draw for a bound of 1, else
+    a bounded Lemire step on the 32-bit stream, rejecting only when the word falls in the biased sliver, a chance
+    of bound / 2**32), without integers' per-call argument work (~0.8 us less a draw)."""
+    if bound == 1:
+        return 0
+    next_uint32, state = word32
+    m = next_uint32(state) * bound
+    if m & 0xFFFFFFFF < bound:
+        threshold = (0x100000000 - bound) % bound
+        while m & 0xFFFFFFFF < threshold:
+            m = next_uint32(state) * bound
+    return m >> 32

@@ -17,6 +17,7 @@ import numpy as np
 
 from generator import clock, feedback, workbench
 from generator.hardware import FEATURES, GPUS
+from generator.seeding import below, word32
 from generator.variants import launch_limits
 from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig
 
@@ -105,6 +106,7 @@ class _Engineer:
 
     def __init__(self, wb: Workbench, rng: np.random.Generator):
         self.wb, self.rng = wb, rng
+        self.word32 = word32(rng)              # for `below`: rng.integers(n)'s draws without its per-call work
         self.dtype = wb.task.dtype
         if not any(wb.legal.values()):
             raise ValueError(f"{wb.task}: no {wb.task.impl} variant of {wb.task.op} can run {self.dtype} "
@@ -238,14 +240,14 @@ class _Engineer:
         if best is not None and self.rng.random() >= P_EXPLORE:
             moves = self._moves(best.tag, self.best_key)
             if moves:
-                return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return best.tag, dict(moves[below(self.word32, len(moves))]), "tune"
         self._rank()
         frontier = self._frontier
         while frontier:
             o, key = frontier[0]
             moves = self._moves(o.tag, key)
             if moves:
-                return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return o.tag, dict(moves[below(self.word32, len(moves))]), "tune"
             del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
 
@@ -276,7 +278,7 @@ class _Engineer:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
                 space = _space(self.wb.by_tag[tag])
-                start = int(self.rng.integers(len(space)))
+                start = below(self.word32, len(space))
                 pending = self.pending[tag] = list(space[start:] + space[:start])
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
                 key = pending.pop()

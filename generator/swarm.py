@@ -20,6 +20,7 @@ import numpy as np
 from generator import clock, rewards
 from generator.feedback import result_line
 from generator.ops import shape_label
+from generator.seeding import below, word32
 from generator.workbench import EDIT_FAULTS, Outcome, sig, workbench
 
 SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
@@ -72,8 +73,7 @@ class _Episode:
                                      for i, skill in enumerate(skills, 1)]
         self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
-        bits = self.rng.bit_generator.ctypes
-        self._word32 = (bits.next_uint32, bits.state_address)   # the generator's own 32-bit draws (see _sample)
+        self._word32 = word32(self.rng)   # the generator's own 32-bit draws (see _sample)
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -113,12 +113,11 @@ class _Episode:
         """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
         outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
         expected = outcome.expected
-        cost = clock.step_cost(self.rng, kind=kind, impl=self.task.impl, source_lines=outcome.lines,
-                               status=expected.status)
-        agent.t = max(agent.t, self.now) + cost.think
+        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, expected.status)
+        agent.t = max(agent.t, self.now) + think
         agent.tries += 1
         self.queue_candidate(agent, tag, params, outcome.source.text)
-        agent.t += cost.machine
+        agent.t += machine
         status = "unsupported_arch" if expected.kind in ARCH_KINDS else expected.status
         env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
                "to": agent.id, "variant": tag, "status": status, "time_ms": outcome.time_ms}
@@ -255,24 +254,12 @@ def _sample(word32: tuple, n: int, k: int) -> list[int]:
     is (next_uint32, state address) of the generator's ctypes interface; tests check the two agree draw for draw."""
     picks: list[int] = []
     for j in range(n - k, n):
-        v = _below(word32, j + 1) if j else 0
+        v = below(word32, j + 1)
         picks.append(j if v in picks else v)
     for i in range(k - 1, 0, -1):
-        j = _below(word32, i + 1)
+        j = below(word32, i + 1)
         picks[i], picks[j] = picks[j], picks[i]
     return picks
-
-
-def _below(word32: tuple, bound: int) -> int:
-    """A uniform int in [0, bound) as numpy's bounded Lemire step draws it (rejection only when the 32-bit word
-    falls in the biased sliver, a chance of bound / 2**32)."""
-    next_uint32, state = word32
-    m = next_uint32(state) * bound
-    if m & 0xFFFFFFFF < bound:
-        threshold = (0x100000000 - bound) % bound
-        while m & 0xFFFFFFFF < threshold:
-            m = next_uint32(state) * bound
-    return m >> 32
 
 
 def _params_text(params: dict) -> str:

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 import generator.qa_swarm  # noqa: F401  (registers the checks)
-from generator import qa, rewards, swarm, swarm_plan
+from generator import qa, rewards, seeding, swarm, swarm_plan
 from generator.swarm import SCENARIOS, simulate_episode
 from generator.swarm_plan import SWARM_IMPLS, episode, plan
 from generator.seeding import rng_for
@@ -123,7 +123,7 @@ def test_sample_draws_what_numpy_choice_draws():
     """`swarm._sample` stands in for `rng.choice(n, size=k, replace=False)`: same picks, same order, and the
     generator left where choice leaves it (other draws in between, so the 32-bit buffer is shared too)."""
     ours, numpys, sizes = rng_for(0, "kernelswarm", 1), rng_for(0, "kernelswarm", 1), np.random.default_rng(5)
-    word32 = (ours.bit_generator.ctypes.next_uint32, ours.bit_generator.ctypes.state_address)
+    word32 = seeding.word32(ours)
     for _ in range(20_000):
         n = int(sizes.integers(1, 40))
         k = int(sizes.integers(1, n + 1))
@@ -137,6 +137,19 @@ def test_sample_draws_what_numpy_choice_draws():
 def test_below_rejects_a_biased_word_as_numpy_does():
     """A bound just over 2**31 rejects about half of all 32-bit words: the retry path runs many times here."""
     ours, numpys = np.random.default_rng(11), np.random.default_rng(11)
-    word32 = (ours.bit_generator.ctypes.next_uint32, ours.bit_generator.ctypes.state_address)
+    word32 = seeding.word32(ours)
     bound = 2**31 + 12345
-    assert [swarm._below(word32, bound) for _ in range(2000)] == numpys.integers(0, bound, size=2000).tolist()
+    assert [seeding.below(word32, bound) for _ in range(2000)] == numpys.integers(0, bound, size=2000).tolist()
+
+
+def test_below_draws_what_numpy_integers_draws():
+    """`seeding.below` stands in for `int(rng.integers(bound))` (a bound of 1 draws nothing), with other draws in
+    between (the 32-bit buffer is shared), leaving the generator where integers leaves it."""
+    ours, numpys, sizes = np.random.default_rng(5), np.random.default_rng(5), np.random.default_rng(6)
+    word32 = seeding.word32(ours)
+    for _ in range(20_000):
+        bound = int(sizes.integers(1, 300))
+        assert seeding.below(word32, bound) == int(numpys.integers(bound))
+        if sizes.random() < 0.3:
+            assert ours.random() == numpys.random()
+    assert ours.bit_generator.state == numpys.bit_generator.state

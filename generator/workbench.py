@@ -120,10 +120,11 @@ class Workbench:
         impl = self.task.impl
         kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
-        family = (self.task.op, impl, self.task.dtype, tag)    # renders that differ only in placeholder values
+        # renders that differ only in placeholder values: of any dtype with the same line count, else of this dtype
+        families = ((self.task.op, impl, tag, self._lines[tag]), (self.task.op, impl, tag, self.task.dtype))
         for kind in kinds:
             try:
-                return inject_like(source, kind, rng, family)
+                return inject_like(source, kind, rng, *families)
             except NoFaultSite:
                 continue
         return None

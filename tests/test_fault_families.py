@@ -130,3 +130,50 @@ def test_the_same_text_under_another_file_name_gets_the_direct_fault():
         carried = _outcome(lambda rng: fault_families.inject_like(renamed, kind, rng, family), 0)
         assert carried == _outcome(lambda rng: inject(renamed, kind, rng), 0)
         assert carried[1].message.startswith("renamed.cu(")
+
+
+def test_a_family_across_dtypes_with_a_narrower_one_behind_gives_the_direct_fault():
+    """The workbench's keys: renders of one variant in any dtype (same line count) first, then of one dtype. A
+    render of another dtype differs from the wide family's first on its type lines; a fault that reads one of
+    them is made in the narrow family (or directly): every case is what `inject` gives."""
+    rand = random.Random(11)
+    tasks = collections.defaultdict(list)
+    for task in all_tasks():
+        tasks[(task.op, task.impl)].append(task)
+    cases = 0
+    for op, impl in rand.sample(sorted(tasks), 30):
+        by_dtype = collections.defaultdict(list)
+        for task in tasks[op, impl]:
+            by_dtype[task.dtype].append(task)
+        if len(by_dtype) < 2:
+            continue
+        dtypes = rand.sample(sorted(by_dtype), 2)
+        for variant in set(variants_for(op, impl, dtypes[0])) & set(variants_for(op, impl, dtypes[1])):
+            renders = [render(rand.choice(by_dtype[dtype]), variant,
+                              {name: rand.choice(values) for name, values in variant.params.items()})
+                       for dtype in dtypes]
+            wide = ("test-dtypes", op, impl, variant.tag)
+            for kind in sorted(fault_families.CARRIED_KINDS & set(TEXT_KINDS[renders[0].lang])):
+                for source, dtype in zip(renders, dtypes):
+                    for seed in range(2):
+                        carried = _outcome(lambda rng: fault_families.inject_like(source, kind, rng, wide,
+                                                                                  (*wide, dtype)), seed)
+                        assert carried == _outcome(lambda rng: inject(source, kind, rng), seed), (wide, kind)
+                        cases += 1
+    assert cases > 200
+
+
+def test_a_fault_the_wide_family_cannot_carry_is_made_in_the_narrow_one():
+    """A render whose every line differs from the wide family's first: the narrow family (its own first render)
+    makes the fault, and a later render of that family gets it carried."""
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.dtype == "fp16")
+    variant = variants_for("rmsnorm", "cuda", "fp16")[0]
+    first = render(task, variant, {})
+    other = replace(first, text="\n".join(line + " " for line in first.text.split("\n")))
+    wide, narrow = ("test-wide", "rmsnorm"), ("test-narrow", "rmsnorm")
+    _outcome(lambda rng: fault_families.inject_like(first, "missing_semicolon", rng, wide, narrow), 0)
+    _outcome(lambda rng: fault_families.inject_like(other, "missing_semicolon", rng, wide, narrow), 0)
+    assert fault_families._FAMILIES[narrow].source is other
+    for seed in range(3):
+        assert (_outcome(lambda rng: fault_families.inject_like(other, "missing_semicolon", rng, wide, narrow), seed)
+                == _outcome(lambda rng: inject(other, "missing_semicolon", rng), seed))

@@ -256,24 +256,29 @@ class _Family:
 _FAMILIES: dict[Hashable, _Family] = {}
 
 
-def inject_like(source: Source, kind: str, rng, family: Hashable) -> tuple[Source, Expected]:
-    """`faults.inject(source, kind, rng)`, computed once per `family` (a key naming renders of one template that
-    differ only in placeholder values: op, impl, dtype and variant) and carried over."""
+def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[Source, Expected]:
+    """`faults.inject(source, kind, rng)`, computed once per family (a key naming renders of one template that
+    differ only in placeholder values, e.g. op, impl, variant and line count) and carried over. Several keys, widest
+    first: a fault a wide family cannot carry (its edit or report reads a line on which the render differs) is
+    tried in the next, narrower one (e.g. with the dtype too), so a wide family's scans serve most renders and a
+    narrow one's the rest."""
     if kind not in CARRIED_KINDS:
         return inject(source, kind, rng)
-    fam = _FAMILIES.get(family)
-    if fam is None:
-        fam = _FAMILIES[family] = _Family(source)
-    render = fam.render(source)
-    if render is None:
-        return inject(source, kind, rng)
-    differ = render.differ
-    rewind = rng.bit_generator.state if differ else None
-    made = fam.make(kind, fam.maker(kind).draw(fam.source, fam.sites_for(kind), rng))
-    if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, render)):
-        rng.bit_generator.state = rewind
-        return inject(source, kind, rng)
-    return _carry(made, fam, source, render)
+    for family in families:
+        fam = _FAMILIES.get(family)
+        if fam is None:
+            fam = _FAMILIES[family] = _Family(source)
+        render = fam.render(source)
+        if render is None:
+            continue
+        differ = render.differ
+        rewind = rng.bit_generator.state if differ else None
+        made = fam.make(kind, fam.maker(kind).draw(fam.source, fam.sites_for(kind), rng))
+        if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, render)):
+            rng.bit_generator.state = rewind
+            continue
+        return _carry(made, fam, source, render)
+    return inject(source, kind, rng)
 
 
 def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:

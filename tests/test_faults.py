@@ -162,3 +162,15 @@ def test_wrong_template_arg_at_launches_and_calls_matches_nvcc():
     for (edited, exp), out in zip(cases.values(), outs):
         assert out.first == exp.message, out.output
         assert exp.context.splitlines()[0] in out.output, out.output
+
+
+def test_fault_draws_are_the_draws_of_integers_and_choice():
+    """The faults' index draws are rng.integers(n)'s (and rng.choice's of an n-item list), from the same state."""
+    from generator.kernels.faults import _index
+    for seed in range(5):
+        rng, same = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 2, 3, 5, 7, 64, 1000, 2**31 + 1):
+            assert [_index(rng, n) for _ in range(50)] == [int(same.integers(n)) for _ in range(50)]
+        for n in (1, 4, 5):
+            assert [_index(rng, n) for _ in range(50)] == [int(same.choice(list(range(n)))) for _ in range(50)]
+        assert rng.random() == same.random()

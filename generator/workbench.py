@@ -30,8 +30,10 @@ EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRON
 
 
 def sig(x: float, digits: int = TIME_DIGITS) -> float:
-    """Round to `digits` significant digits, always returning a float (one JSON type per field)."""
-    return float(f"{x:.{digits}g}")
+    """Round to `digits` significant digits, always returning a float (one JSON type per field). The precision
+    as a `*` argument: the same text as f"{x:.{digits}g}", without formatting the spec first (~0.1 us less, on
+    every measured time)."""
+    return float("%.*g" % (digits, x))
 
 
 def task_fields(task) -> dict:

@@ -107,6 +107,7 @@ class _Family:
         self._raw: dict[tuple, dict[str, str]] = {}
         self._varying: list[int] = []            # lines on which some render differed, in order
         self._pieces = [source.text]             # the text around them: before the first, after each
+        self._checks: list[tuple[int, str, str]] = []
         self._last: tuple[str, _Render | None] = (source.text, _Render(self, {}))
 
     def line_of(self, pos: int) -> int:
@@ -135,11 +136,11 @@ class _Family:
     def _known_lines(self, text: str) -> dict[int, str] | None:
         """The render's differing lines when they are all among the lines known to vary, else None: each piece
         of unvarying text is compared in place, each varying line read up to its newline."""
-        pieces, lines = self._pieces, self.lines
-        if not text.startswith(pieces[0]):
+        head = self._pieces[0]
+        if not text.startswith(head):
             return None
-        pos, out = len(pieces[0]), {}
-        for i, after in zip(self._varying, pieces[1:]):
+        pos, out = len(head), {}
+        for i, line, after in self._checks:
             end = text.find("\n", pos)
             if not after:                        # the file's last line
                 if end >= 0:
@@ -147,8 +148,9 @@ class _Family:
                 end = len(text)
             elif end < 0 or not text.startswith(after, end):
                 return None
-            if end - pos != len(lines[i]) or not text.startswith(lines[i], pos):
-                out[i] = text[pos:end]
+            read = text[pos:end]
+            if read != line:
+                out[i] = read
             pos = end + len(after)
         return out if pos == len(text) else None
 
@@ -159,6 +161,8 @@ class _Family:
         ends = [starts[i + 1] - 1 for i in varying]          # the newline after each (or the text's end)
         self._pieces = [text[:starts[varying[0]]]] + [text[end:starts[nxt]] for end, nxt in zip(ends, varying[1:])] \
             + [text[ends[-1]:]]
+        # (line, its text in the first render, the unvarying text after it) per varying line: what a render is read by
+        self._checks = [(i, self.lines[i], after) for i, after in zip(varying, self._pieces[1:])]
 
     def maker(self, kind: str) -> FaultMaker:
         maker = self._makers.get(kind)

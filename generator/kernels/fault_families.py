@@ -6,8 +6,8 @@ placeholder values, on the same lines: a GPU name in a comment, `#define BLOCK_M
 them is what costs (scans of a 10-15 KB source, ~2-5 ms a fault, ~45,000 faults a default run), so each family's
 first render is scanned once per fault kind, each choice's edit is made there once, and the other renders get
 that edit by line and column. The tool's report is rebuilt for the render itself (its own macros, file name and
-lines), and kept per made choice while what it reads of a render (the excerpt's lines, the macros the shown line
-reads) is the first render's. When the edit, a line the tool shows, or the names a misspelling must avoid involve
+lines), and kept per made choice and what it reads of a render that differs from the first render's (the excerpt's
+differing lines, the differing #define lines of the macros the shown line reads). When the edit, a line the tool shows, or the names a misspelling must avoid involve
 a line on which the two renders differ, the fault is made on the render directly (`faults.inject`, the rng
 rewound), so the result is what `faults.inject` gives in every case; tests/test_fault_families.py checks that over
 the catalog. A render is compared with the first in place: the text between the few lines some render differed on
@@ -70,10 +70,15 @@ class _Render:
     def differ(self):
         return self.lines.keys()
 
-    def reads_alike(self, first: int, last: int) -> bool:
-        """Whether lines `first` to `last` read as in the family's first render."""
-        k = bisect.bisect_left(self._above, first)
-        return k == len(self._above) or self._above[k] > last
+    def differing(self, first: int, last: int) -> tuple[tuple[int, str], ...]:
+        """(line, the render's text) of each of lines `first` to `last` that reads otherwise than in the family's
+        first render."""
+        above = self._above
+        k = bisect.bisect_left(above, first)
+        if k == len(above) or above[k] > last:
+            return ()
+        lines = self.lines
+        return tuple((i, lines[i]) for i in above[k:bisect.bisect_right(above, last, k)])
 
     def line_start(self, fam: _Family, line: int) -> int:
         """Where line `line` starts in the render: the first render's start, moved by the differing lines above."""
@@ -309,18 +314,16 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
     report = made.report
     if isinstance(report, TritonAt):
         (def_line, _def_col), (line, col) = made.at
-        same = render.reads_alike(def_line, line)      # the excerpt (its def line to its error line) is the first's
-        expected = made.reports.get(()) if same else None
+        key = render.differing(def_line, line)   # what the excerpt (its def line to its error line) reads otherwise
+        expected = made.reports.get(key)
         if expected is None:
             delta = len(edit.new) - (edit.end - edit.start)
 
             def edited_start(line: int) -> int:
                 return render.line_start(fam, line) + (delta if line > edit_line else 0)
             end = edited_start(line + 1) - 1 if line + 1 < len(fam.lines) else len(text)
-            expected = triton_expected(report.kind, line + 1, col, def_line + 1, text[edited_start(def_line):end],
-                                       report.error)
-            if same:
-                made.reports[()] = expected
+            expected = made.reports[key] = triton_expected(report.kind, line + 1, col, def_line + 1,
+                                                           text[edited_start(def_line):end], report.error)
     elif isinstance(report, NvccAt):
         lines, names = render.macro_change(fam)
         if names and made.reads is None:

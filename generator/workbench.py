@@ -110,8 +110,7 @@ class Workbench:
         if fault and expected.status == "ok":
             edited = self._edit_mistake(tag, source, rng, p_wrong)
             if edited is not None:
-                source, expected = edited
-                lines = _line_count(source)
+                source, expected, lines = edited
         time_ms = None
         if expected.status == "ok":
             noisy = model * float(np.exp(NOISE_SIGMA * rng.standard_normal()))

@@ -15,10 +15,12 @@ from generator.variants import variants_for
 
 
 def _outcome(fn, seed: int):
-    """(edited source, expected, the rng's next draw) of one injection, or the NoFaultSite message."""
+    """(edited source, expected, the rng's next draw) of one injection, or the NoFaultSite message; the line count
+    inject_like gives with them is the edited text's."""
     rng = np.random.default_rng(seed)
     try:
-        source, expected = fn(rng)
+        source, expected, *lines = fn(rng)
+        assert lines in ([], [source.text.count("\n") + 1])
         return source, expected, rng.random()
     except NoFaultSite as exc:
         return str(exc), None, rng.random()

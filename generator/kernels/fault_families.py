@@ -42,6 +42,7 @@ class _Made:
 
     edit: Edit
     edit_line: int               # 0-based line of edit.start
+    lines: int                   # of the edited text
     needs: frozenset[int]        # 0-based lines that must read the same in a render that takes this edit
     misspelt: frozenset[str] | None   # a misspelling's options (they must not be names on a differing line)
     report: object               # Expected, NvccAt or TritonAt (offsets in the edited text)
@@ -192,20 +193,21 @@ class _Family:
         source = self.source
         edit, report = self.maker(kind).make(source, self.sites[kind], choice)
         replaced = source.text[edit.start:edit.end]
+        lines = len(self.lines) + edit.new.count("\n") - replaced.count("\n")
         first = self.line_of(edit.start)
         needs = set(range(first, self.line_of(max(edit.start, edit.end - 1)) + 1))
         at: tuple[tuple[int, int], ...] = ()
         code_line = None
         if isinstance(report, (NvccAt, TritonAt)):
             if "\n" in replaced or "\n" in edit.new:    # positions after the edit would move between lines
-                return _Made(edit, first, frozenset(range(len(self.lines))), None, report, (), None)
+                return _Made(edit, first, lines, frozenset(range(len(self.lines))), None, report, (), None)
             at = tuple(self._edited_line_col(edit, pos) for pos in
                        ((report.pos,) if isinstance(report, NvccAt) else (report.def_pos, report.pos)))
             needs.update(line for line, _col in at)
         if isinstance(report, NvccAt):
             code_line = self._edited_code_line(edit, at[0][0])
         misspelt = frozenset(typo_options(replaced)) if kind in _MISSPELLING_KINDS else None
-        return _Made(edit, first, frozenset(needs), misspelt, report, at, code_line)
+        return _Made(edit, first, lines, frozenset(needs), misspelt, report, at, code_line)
 
     def _edited_line_col(self, edit: Edit, pos: int) -> tuple[int, int]:
         """(0-based line, col) of offset `pos` of the edited text (the edit changes no line count)."""
@@ -265,14 +267,15 @@ class _Family:
 _FAMILIES: dict[Hashable, _Family] = {}
 
 
-def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[Source, Expected]:
-    """`faults.inject(source, kind, rng)`, computed once per family (a key naming renders of one template that
+def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[Source, Expected, int]:
+    """`faults.inject(source, kind, rng)` and the edited source's line count (known for a carried fault without
+    counting a 10-15 KB text: ~8 us a fault), computed once per family (a key naming renders of one template that
     differ only in placeholder values, e.g. op, impl, variant and line count) and carried over. Several keys, widest
     first: a fault a wide family cannot carry (its edit or report reads a line on which the render differs) is
     tried in the next, narrower one (e.g. with the dtype too), so a wide family's scans serve most renders and a
     narrow one's the rest."""
     if kind not in CARRIED_KINDS:
-        return inject(source, kind, rng)
+        return _injected(source, kind, rng)
     for family in families:
         fam = _FAMILIES.get(family)
         if fam is None:
@@ -287,7 +290,12 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
             rng.bit_generator.state = rewind
             continue
         return _carry(made, fam, source, render)
-    return inject(source, kind, rng)
+    return _injected(source, kind, rng)
+
+
+def _injected(source: Source, kind: str, rng) -> tuple[Source, Expected, int]:
+    edited, expected = inject(source, kind, rng)
+    return edited, expected, edited.text.count("\n") + 1
 
 
 def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:
@@ -306,7 +314,7 @@ def _line_names(line: str) -> frozenset[str]:
     return frozenset(_identifiers(line))
 
 
-def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[Source, Expected]:
+def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[Source, Expected, int]:
     """The made fault moved into `source` (a render of `fam`) by line and column."""
     edit, edit_line = made.edit, made.edit_line
     start = render.line_start(fam, edit_line) + edit.start - fam.starts[edit_line]
@@ -338,7 +346,7 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
                 report.prefix + _display_for(made.code_line, col, fam.raw_macros(key)), report.n_errors)
     else:
         expected = report
-    return Source(text, source.filename, source.lang, source.compile_arch), expected
+    return Source(text, source.filename, source.lang, source.compile_arch), expected, made.lines
 
 
 def _macro_reads(code_line: str, raw: dict[str, str]) -> frozenset[str]:

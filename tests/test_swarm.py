@@ -162,3 +162,24 @@ def test_word32_is_the_generators_ctypes_interface():
         bits = rng.bit_generator.ctypes
         assert state == bits.state_address
         assert ctypes.cast(next_uint32, ctypes.c_void_p).value == ctypes.cast(bits.next_uint32, ctypes.c_void_p).value
+
+
+def test_guesses_draw_and_blur_as_one_by_one():
+    """`guesses` batches the noise of candidates that all have a model: the same draws and estimates as a guess
+    per candidate (uniform base, then lognormal blur), with and without candidates the model cannot time."""
+    task, scenario = plan(0, 40, 4).episodes[0]
+    ep = swarm._Episode(task, scenario, np.random.default_rng(3))
+    one_by_one = np.random.default_rng()
+    one_by_one.bit_generator.state = ep.rng.bit_generator.state
+    timed = [(v.tag, p) for v in ep.wb.variants for p in ep.wb.grid(v.tag)[:3] if ep.wb.model_ms(v.tag, p) is not None]
+    untimed = [(v.tag, p) for v in ep.wb.variants for p in ep.wb.grid(v.tag)[:3] if ep.wb.model_ms(v.tag, p) is None]
+    assert timed and untimed
+    for agent in ep.agents:
+        for candidates in (timed, timed[:1], untimed[:1] + timed[:3]):
+            expected = []
+            for tag, params in candidates:
+                model = ep.wb.model_ms(tag, params)
+                base = model if model is not None else ep.best_ms * float(one_by_one.uniform(0.7, 1.1))
+                expected.append(base * float(np.exp((0.3 / agent.skill) * one_by_one.standard_normal())))
+            assert ep.guesses(agent, candidates) == expected
+    assert ep.rng.bit_generator.state == one_by_one.bit_generator.state

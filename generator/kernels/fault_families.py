@@ -91,10 +91,14 @@ class _Render:
         macros can differ from the first render's."""
         if self._macro_change is None:
             defined = fam.define_names
-            lines = tuple((i, text) for i, text in self.lines.items() if i in defined or _DEFINE.match(text))
-            names = {m.group(1) for _i, text in lines for m in _DEFINE.finditer(text)}
-            names.update(name for i, _text in lines for name in defined.get(i, ()))
-            self._macro_change = (lines, frozenset(names))
+            lines, names = [], set()
+            for i, text in self.lines.items():
+                ours, first = _defined_in(text), defined.get(i)
+                if ours or first:
+                    lines.append((i, text))
+                    names.update(ours)
+                    names.update(first or ())
+            self._macro_change = (tuple(lines), frozenset(names))
         return self._macro_change
 
 
@@ -312,6 +316,12 @@ def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:
 @lru_cache(maxsize=4096)
 def _line_names(line: str) -> frozenset[str]:
     return frozenset(_identifiers(line))
+
+
+@lru_cache(maxsize=4096)
+def _defined_in(line: str) -> tuple[str, ...]:
+    """The names a line #defines (renders repeat their few #define lines' texts: `#define BLOCK_M 64`)."""
+    return tuple(m.group(1) for m in _DEFINE.finditer(line))
 
 
 def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[Source, Expected, int]:

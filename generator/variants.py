@@ -531,18 +531,19 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     e, d = ELEMENT_BYTES[dtype], _task_dims(task) if task is not None else _dims(variant, None)
     smem = int(variant._smem(params, e, d))      # smem_bytes and regs_per_thread, with the dims looked up once
     threads = int(variant._threads(params))
-    regs = int(variant._regs(params, e, d))
-    if regs > 255:                               # min(255, regs) without the builtin's call: runs per candidate
-        regs = 255
     triton = "triton" in variant.impls
     if variant.static_smem and smem > g.smem_static_max:
         return (f"ptxas error   : Entry function uses too much shared data "
                 f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
     if threads > 1024:
         return f"invalid configuration argument: {threads} threads per block > 1024"
-    if not triton and regs * threads > g.regs_per_sm:  # Triton caps registers by num_warps and spills instead
-        return (f"too many resources requested for launch: {regs} registers x {threads} threads "
-                f"> {g.regs_per_sm} per block")
+    if not triton:             # Triton caps registers by num_warps and spills instead: its count is not asked for
+        regs = int(variant._regs(params, e, d))
+        if regs > 255:                           # min(255, regs) without the builtin's call: runs per candidate
+            regs = 255
+        if regs * threads > g.regs_per_sm:
+            return (f"too many resources requested for launch: {regs} registers x {threads} threads "
+                    f"> {g.regs_per_sm} per block")
     if not variant.static_smem and smem > g.smem_dyn_max:
         if triton:
             return (f"out of resource: shared memory, Required: {smem}, Hardware limit: {g.smem_dyn_max}. "

@@ -274,15 +274,17 @@ class _Engineer:
             tag, key = self.ideas[0]
             return tag, dict(key), "new_variant"
         self._rank()
+        tried = self.tried
         for tag in self._tag_order:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
                 space = _space(self.wb.by_tag[tag])
                 start = below(self.word32, len(space))
                 pending = self.pending[tag] = list(space[start:] + space[:start])
+            limited = tag in self.launch_failed    # _known_limit asked only where it can say yes
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
                 key = pending.pop()
-                if (tag, key) not in self.tried and not self._known_limit(tag, key):
+                if (tag, key) not in tried and not (limited and self._known_limit(tag, key)):
                     return tag, dict(key), "tune"
         return None
 

@@ -1,17 +1,19 @@
 """Faults for the many renders of one template family, at the cost of one.
 
-The renders of a family (one op, impl, dtype and variant; any GPU, shape or tuned parameters) differ only in
-placeholder values, on the same lines: a GPU name in a comment, `#define BLOCK_M 64`, `constexpr int HEAD_DIM =
-128;`. So the places a fault can be made, and the edit a random choice makes, are the same in all of them. Finding
-them is what costs (scans of a 10-15 KB source, ~2-5 ms a fault, ~45,000 faults a default run), so each family's
-first render is scanned once per fault kind, each choice's edit is made there once, and the other renders get
-that edit by line and column. The tool's report is rebuilt for the render itself (its own macros, file name and
-lines), and kept per made choice and what it reads of a render that differs from the first render's (the excerpt's
-differing lines, the differing #define lines of the macros the shown line reads). When the edit, a line the tool shows, or the names a misspelling must avoid involve
-a line on which the two renders differ, the fault is made on the render directly (`faults.inject`, the rng
-rewound), so the result is what `faults.inject` gives in every case; tests/test_fault_families.py checks that over
-the catalog. A render is compared with the first in place: the text between the few lines some render differed on
-must match exactly, those lines are read up to their newline (a render that differs elsewhere is split into lines).
+The renders of a family (the workbench's: one op, impl, variant and line count; any dtype, GPU, shape or tuned
+parameters) differ only in placeholder values, on the same lines: a GPU name in a comment, `#define BLOCK_M 64`,
+`constexpr int HEAD_DIM = 128;`, a dtype in a signature. So the places a fault can be made, and the edit a random
+choice makes, are the same in all of them. Finding them is what costs (scans of a 10-15 KB source, ~2-5 ms a
+fault, ~45,000 faults a default run), so each family's first render is scanned once per fault kind, each choice's
+edit is made there once, and the other renders get that edit by line and column. The tool's report is rebuilt for
+the render itself (its own macros, file name and lines), and kept per made choice and what it reads of the render
+where that differs from the first render (the excerpt's differing lines, the differing #define lines of the macros
+the shown line reads). When the edit, a line the tool shows, or the names a misspelling must avoid involve a line
+on which the two renders differ, the fault is tried in the next, narrower family the caller names (the same dtype
+too), else made on the render directly (`faults.inject`), the rng rewound each time, so the result is what
+`faults.inject` gives in every case; tests/test_fault_families.py checks that over the catalog. A render is
+compared with the first in place: the text between the few lines some render differed on must match exactly,
+those lines are read up to their newline (a render that differs elsewhere is split into lines).
 """
 from __future__ import annotations
 
@@ -298,6 +300,7 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
 
 
 def _injected(source: Source, kind: str, rng) -> tuple[Source, Expected, int]:
+    """`faults.inject`'s fault, with its text's line count."""
     edited, expected = inject(source, kind, rng)
     return edited, expected, edited.text.count("\n") + 1
 

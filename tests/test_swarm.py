@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import ctypes
 import math
 
 import numpy as np
@@ -154,14 +153,6 @@ def test_below_draws_what_numpy_integers_draws():
         if sizes.random() < 0.3:
             assert ours.random() == numpys.random()
     assert ours.bit_generator.state == numpys.bit_generator.state
-
-
-def test_word32_is_the_generators_ctypes_interface():
-    for rng in (rng_for(0, "kernelswarm", 3), np.random.default_rng(9), np.random.Generator(np.random.MT19937(2))):
-        next_uint32, state = seeding.word32(rng)
-        bits = rng.bit_generator.ctypes
-        assert state == bits.state_address
-        assert ctypes.cast(next_uint32, ctypes.c_void_p).value == ctypes.cast(bits.next_uint32, ctypes.c_void_p).value
 
 
 def test_guesses_draw_and_blur_as_one_by_one():

@@ -82,13 +82,18 @@ def _folders(args, workdir: Path) -> list[Path]:
     return folders
 
 
-def _widest(shards: list[Path]) -> Path:
-    """The shard holding the longest line: a streaming validator's memory follows its largest row, so this is the
-    fair small input to compare the merged view with."""
-    def longest(path: Path) -> int:
-        with open(path, "rb") as stream:
-            return max(map(len, stream), default=0)
-    return max(shards, key=longest)
+def _first_half(merged: Path, workdir: Path) -> Path:
+    """The merged view's first half of lines, under the same name (the schema comes from it): memory that
+    follows the file size would show as the full file needing more than this; memory that follows the longest
+    row, the allocator's warm-up or the compiled schemas is paid by both alike. (One shard against the merged view
+    mixed those in: ~49 -> ~58 MB for kernelinfer, while 1.2 GB -> 2.4 GB of it measured 58 -> 60 MB.)"""
+    half = workdir / "half" / merged.name
+    half.parent.mkdir(exist_ok=True)
+    with open(merged, "rb") as src:
+        lines = sum(1 for _ in src)
+    with open(merged, "rb") as src, open(half, "wb") as dst:
+        dst.writelines(line for _, line in zip(range(lines // 2), src))
+    return half
 
 
 def run(args, workdir: Path) -> None:
@@ -98,10 +103,10 @@ def run(args, workdir: Path) -> None:
         measure(f"{folder.name} shards", shards, shards)
         measure(f"{folder.name} folder", [folder], every_jsonl)
         merged = next(p for p in sorted(folder.glob("*.jsonl")) if p.name != "tasks_holdout.jsonl")
-        widest = _widest(shards)
-        small, large = (run_cli("validate", "--jobs", "1", str(path)) for path in (widest, merged))
+        half = _first_half(merged, workdir)
+        small, large = (run_cli("validate", "--jobs", "1", str(path)) for path in (half, merged))
         ratio = large.peak_rss_mb / small.peak_rss_mb
-        print(row(f"peak RSS, the shard with the longest line ({widest.stat().st_size / 1e6:,.0f} MB)",
+        print(row(f"peak RSS, first half of the merged view ({half.stat().st_size / 1e6:,.0f} MB)",
                   small.peak_rss_mb, "MB"))
         print(row(f"peak RSS, merged view ({merged.stat().st_size / 1e6:,.0f} MB)", large.peak_rss_mb, "MB"))
-        print(row("peak RSS ratio merged / one shard", ratio, "x", "target <= 1.2 (flat)"))
+        print(row("peak RSS ratio merged / first half", ratio, "x", "target <= 1.2 (flat)"))

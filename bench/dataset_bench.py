@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import orjson
 
-from common import row, run_cli
+from common import Run, row, run_cli
 from generator.dataset_cli import SHARD_SIZE, DatasetSpec
 from generator.io import shard_name, write_shard
 
@@ -63,6 +63,21 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
     return gen, ser, size
 
 
+def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
+    """The CLI at `count` rows with --num-proc 1 and 2: wall times, peak RSS, and the speed-up line (with the byte
+    identity of what they wrote)."""
+    unit = spec.count_flag
+    runs = tuple(run_cli(spec.name, "--out", str(workdir / f"{count}_p{p}"), f"--{unit}", str(count),
+                         "--num-proc", str(p)) for p in (1, 2))
+    same = all((workdir / f"{count}_p1" / f).read_bytes() == (workdir / f"{count}_p2" / f).read_bytes()
+               for f in (spec.merged_name, "stats.json", "README.md", "tasks_holdout.jsonl"))
+    for p, run in zip((1, 2), runs):
+        print(row(f"CLI end to end, {count} {unit}, --num-proc {p}", run.wall_s, "s"))
+    print(row(f"speed-up from --num-proc 2, {count} {unit}", runs[0].wall_s / runs[1].wall_s, "x",
+              f"(bytes identical: {same})"))
+    return runs
+
+
 def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: int, profile: bool) -> None:
     unit = spec.count_flag
     gen_t, ser_t, size = _generation(spec, gen, workdir, profile)
@@ -71,18 +86,11 @@ def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: i
     print(row("orjson re-serialize + write of the same rows", mb / ser_t.wall_s, "MB/s"))
     print(row("generation time / re-serialize time, wall", gen_t.wall_s / ser_t.wall_s, "x", "target <= 3"))
     print(row("generation time / re-serialize time, CPU", gen_t.cpu_s / ser_t.cpu_s, "x"))
-    runs = [run_cli(spec.name, "--out", str(workdir / f"p{p}"), f"--{unit}", str(small), "--num-proc", str(p))
-            for p in (1, 2)]
-    same = all((workdir / "p1" / f).read_bytes() == (workdir / "p2" / f).read_bytes()
-               for f in (spec.merged_name, "stats.json", "README.md", "tasks_holdout.jsonl"))
-    print(row(f"CLI end to end, {small} {unit}, --num-proc 1", runs[0].wall_s, "s"))
-    print(row(f"CLI end to end, {small} {unit}, --num-proc 2", runs[1].wall_s, "s"))
-    print(row("speed-up from --num-proc 2", runs[0].wall_s / runs[1].wall_s, "x", f"(bytes identical: {same})"))
-    print(row(f"peak RSS, {small} {unit}", runs[0].peak_rss_mb, "MB"))
+    small_run = _cli_pair(spec, workdir, small)[0]
+    print(row(f"peak RSS, {small} {unit}", small_run.peak_rss_mb, "MB"))
     if full:
-        big = run_cli(spec.name, "--out", str(workdir / "full"), f"--{unit}", str(full))
-        full_mb = (workdir / "full" / spec.merged_name).stat().st_size / 1e6
-        print(row(f"CLI end to end, {full} {unit} ({full_mb:.0f} MB)", big.wall_s, "s"))
-        print(row("CLI end to end throughput", full_mb / big.wall_s, "MB/s"))
+        big = _cli_pair(spec, workdir, full)[0]
+        full_mb = (workdir / f"{full}_p1" / spec.merged_name).stat().st_size / 1e6
+        print(row(f"CLI end to end throughput, {full} {unit} ({full_mb:.0f} MB)", full_mb / big.wall_s, "MB/s"))
         print(row(f"peak RSS, {full} {unit}", big.peak_rss_mb, "MB"))
-        print(row("peak RSS ratio full / small", big.peak_rss_mb / runs[0].peak_rss_mb, "x", "target <= 1.5"))
+        print(row("peak RSS ratio full / small", big.peak_rss_mb / small_run.peak_rss_mb, "x", "target <= 1.5"))

@@ -58,8 +58,8 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
         rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
         os.sync()
         start = _timer()
-        write_shard(workdir / "again", i, lambda _i: rows, None)
-        ser = Timing(*map(sum, zip(ser, _since(start))))
+        write_shard(workdir / "again", i, lambda _i, rows=rows: rows, None)
+        ser = Timing(*map(sum, zip(ser, _since(start), strict=True)))
     return gen, ser, size
 
 
@@ -71,7 +71,7 @@ def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
                          "--num-proc", str(p)) for p in (1, 2))
     same = all((workdir / f"{count}_p1" / f).read_bytes() == (workdir / f"{count}_p2" / f).read_bytes()
                for f in (spec.merged_name, "stats.json", "README.md", "tasks_holdout.jsonl"))
-    for p, run in zip((1, 2), runs):
+    for p, run in zip((1, 2), runs, strict=True):
         print(row(f"CLI end to end, {count} {unit}, --num-proc {p}", run.wall_s, "s"))
     print(row(f"speed-up from --num-proc 2, {count} {unit}", runs[0].wall_s / runs[1].wall_s, "x",
               f"(bytes identical: {same})"))

@@ -128,7 +128,7 @@ class _Episode:
         """Put the round's messages in time order and score each result against the shared best."""
         wb, rng, messages = self.wb, self.rng, self.messages
         self.pending.sort(key=_pending_time)         # stable: same-time messages stay in the order they were queued
-        for t, msg, agent, outcome, status in self.pending:
+        for _, msg, agent, outcome, status in self.pending:
             if outcome is not None:
                 time_ms = outcome.time_ms
                 msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
@@ -144,7 +144,7 @@ class _Episode:
                         agent.best = outcome
             messages.append(msg)
         if self.pending:
-            self.now = max(self.now, t)    # the last in time order
+            self.now = max(self.now, self.pending[-1][0])    # the last in time order
             self.pending.clear()
 
     def room(self, reserve: int) -> bool:

@@ -197,12 +197,10 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
     if bar:
         bar.close()
 
-    merged_tmp = work / f"{merged_name}.tmp-{os.getpid()}"
-    with open(merged_tmp, "wb") as dst:
+    with atomic_open(work / merged_name) as dst:
         for i in range(n_shards):
             with open(work / shard_name(i), "rb") as src:
                 shutil.copyfileobj(src, dst, 16 << 20)
-    os.replace(merged_tmp, work / merged_name)
 
     files = extra_files(results, total_bytes) if callable(extra_files) else dict(extra_files)
     for rel, data in files.items():

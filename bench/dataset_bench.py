@@ -31,8 +31,9 @@ def _since(start: Timing) -> Timing:
     return Timing(time.perf_counter() - start.wall_s, time.process_time() - start.cpu_s)
 
 
-def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tuple[Timing, Timing, int]:
-    """(wall, CPU) to simulate+serialize+write n rows, (wall, CPU) to re-serialize+write the same rows, bytes.
+def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tuple[Timing, Timing, float, int]:
+    """(wall, CPU) to simulate+serialize+write n rows, (wall, CPU) to re-serialize+write the same rows, seconds to
+    serialize them alone (orjson with nothing written), bytes.
 
     The re-serialize pass reads one shard back at a time (untimed) and times only its serialization and write,
     so memory stays that of one shard whatever n is. Dirty pages are flushed (untimed) before each timed pass:
@@ -53,14 +54,18 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
     gen = _since(start)
     if prof:
         pstats.Stats(prof).sort_stats("tottime").print_stats(20)
-    ser = Timing(0.0, 0.0)
+    ser, dumps_s = Timing(0.0, 0.0), 0.0
     for i in shards:
         rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
+        t = time.perf_counter()
+        for r in rows:
+            orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE)
+        dumps_s += time.perf_counter() - t
         os.sync()
         start = _timer()
         write_shard(workdir / "again", i, lambda _i, rows=rows: rows, None)
         ser = Timing(*map(sum, zip(ser, _since(start), strict=True)))
-    return gen, ser, size
+    return gen, ser, dumps_s, size
 
 
 def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
@@ -80,10 +85,11 @@ def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
 
 def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: int, profile: bool) -> None:
     unit = spec.count_flag
-    gen_t, ser_t, size = _generation(spec, gen, workdir, profile)
+    gen_t, ser_t, dumps_s, size = _generation(spec, gen, workdir, profile)
     mb = size / 1e6
     print(row(f"generation, 1 process ({gen} {unit}, {mb:.0f} MB)", mb / gen_t.wall_s, "MB/s", "target >= 50"))
     print(row("orjson re-serialize + write of the same rows", mb / ser_t.wall_s, "MB/s"))
+    print(row("orjson serialize alone (nothing written)", mb / dumps_s, "MB/s"))
     print(row("generation time / re-serialize time, wall", gen_t.wall_s / ser_t.wall_s, "x", "target <= 3"))
     print(row("generation time / re-serialize time, CPU", gen_t.cpu_s / ser_t.cpu_s, "x"))
     small_run = _cli_pair(spec, workdir, small)[0]

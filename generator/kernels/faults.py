@@ -99,11 +99,12 @@ def _identifiers(code: str) -> set[str]:
     faster than a regex attempt at each offset."""
     if not code.isascii():
         return set(_IDENT.findall(code))
-    return {w.decode() for w in set(code.encode().translate(_WORD_BYTES_ELSE_SPACE).split()) if w[0] in _NAME_START}
+    return {w.decode() for w in set(code.encode().translate(_WORD_BYTES_ELSE_SPACE).split()) if w[0] in _NAME_START_BYTES}
 
 
 _WORD_BYTES_ELSE_SPACE = bytes(b if b < 128 and (chr(b).isalnum() or b == ord("_")) else ord(" ") for b in range(256))
-_NAME_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_ASCII_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")   # what `[A-Za-z_]` matches
+_NAME_START_BYTES = frozenset(map(ord, _ASCII_NAME_START))
 
 
 @lru_cache(maxsize=64)
@@ -316,7 +317,6 @@ def _opening_paren(code: str, close: int) -> int:
         if depth == 0:
             return at
         pos = at
-_ASCII_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def _name_before(code: str, lo: int, end: int) -> tuple[int, int] | None:
@@ -981,7 +981,7 @@ def _word_before(code: str, pos: int) -> tuple[str, str]:
     """(the word code[:pos] ends with, spaces skipped; the character that ends it, or "")."""
     j = _skip_space_back(code, pos - 1)
     k = j
-    while k >= 0 and (code[k].isalnum() or code[k] == "_"):
+    while k >= 0 and _is_word_char(code[k]):
         k -= 1
     return code[k + 1:j + 1], code[j] if j >= 0 else ""
 

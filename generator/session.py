@@ -48,15 +48,9 @@ def session_id(task) -> str:
     return f"{task.op}_{task.impl}_{task.gpu}_{task.dtype}_{hashlib.blake2s(shape.encode(), digest_size=4).hexdigest()}"
 
 
-@lru_cache(maxsize=256)
-def task_fields(task) -> dict:
-    """The task as a row states it (a copy: rows must not share mutable parts)."""
-    return {**workbench.task_fields(task), "shape": dict(task.shape)}
-
-
 def holdout_row(task) -> dict:
     """A `tasks_holdout.jsonl` row: the task without a solution."""
-    return {"task_id": session_id(task), **task_fields(task)}
+    return {"task_id": session_id(task), **workbench.task_fields(task)}
 
 
 def _gpu_limits(gpu, dtype: str) -> str:

@@ -528,7 +528,7 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     dynamic shared memory at launch (CUDA runtime) or Triton's OutOfResources. Pass `task` for the exact
     shape-dependent figures (head dim, row length); without it, DEFAULT_DIMS are assumed."""
     g = GPUS[gpu] if isinstance(gpu, str) else gpu
-    e, d = ELEMENT_BYTES[dtype], _task_dims(task) if task is not None else _dims(variant, None)
+    e, d = ELEMENT_BYTES[dtype], _dims(variant, task)
     smem = int(variant._smem(params, e, d))      # smem_bytes and regs_per_thread, with the dims looked up once
     threads = int(variant._threads(params))
     triton = "triton" in variant.impls

@@ -57,11 +57,11 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
     ser, dumps_s = Timing(0.0, 0.0), 0.0
     for i in shards:
         rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
+        os.sync()
         t = time.perf_counter()
         for r in rows:
             orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE)
         dumps_s += time.perf_counter() - t
-        os.sync()
         start = _timer()
         write_shard(workdir / "again", i, lambda _i, rows=rows: rows, None)
         ser = Timing(*map(sum, zip(ser, _since(start), strict=True)))

@@ -28,7 +28,7 @@ from typing import Hashable
 from generator.kernels import Source
 from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, _IDENT, FAULT_KINDS, Edit, Expected, FaultMaker,
                                       NvccAt, TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
-                                      triton_expected, typo_options)
+                                      nvcc_expected, triton_expected, typo_options)
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
@@ -353,10 +353,8 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
         expected = made.reports.get(key)
         if expected is None:
             (line, col), = made.at
-            expected = made.reports[key] = Expected(
-                "compile_error", report.kind, "nvcc", line + 1,
-                f"{source.filename}({line + 1}): error: {report.message}",
-                report.prefix + _display_for(made.code_line, col, fam.raw_macros(key)), report.n_errors)
+            expected = made.reports[key] = nvcc_expected(source.filename, report, line + 1,
+                                                         _display_for(made.code_line, col, fam.raw_macros(key)))
     else:
         expected = report
     return Source(text, source.filename, source.lang, source.compile_arch), expected, made.lines

@@ -213,12 +213,10 @@ def _display(code_line: str, col: int, macro: Callable[[str], str | None]) -> st
     return f"  {shown}\n  {' ' * (col + shift)}^"
 
 
-def _nvcc(source: Source, kind: str, pos: int, text: str, message: str, n_errors: int = 1) -> Expected:
-    """An nvcc front-end error at offset `pos` of the edited text."""
-    line, col = _line_col(text, pos)
-    context = _display(_line_text(code_view(text, "cuda"), line), col, _macros(text).get)
-    return Expected("compile_error", kind, "nvcc", line, f"{source.filename}({line}): error: {message}",
-                    context, n_errors)
+def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expected:
+    """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (_display's)."""
+    return Expected("compile_error", report.kind, "nvcc", line, f"{filename}({line}): error: {report.message}",
+                    report.prefix + shown, report.n_errors)
 
 
 # Names a typo must not land on: they exist in the CUDA/C headers every source includes.
@@ -428,8 +426,9 @@ class TritonAt:
 def report_expected(source: Source, text: str, report) -> Expected:
     """The tool's output for a made fault: `report` is an Expected already, or a position in the edited text."""
     if isinstance(report, NvccAt):
-        expected = _nvcc(source, report.kind, report.pos, text, report.message, report.n_errors)
-        return replace(expected, context=report.prefix + expected.context) if report.prefix else expected
+        line, col = _line_col(text, report.pos)
+        return nvcc_expected(source.filename, report, line,
+                             _display(_line_text(code_view(text, "cuda"), line), col, _macros(text).get))
     if isinstance(report, TritonAt):
         return _triton_error(source, report.kind, text, report.def_pos, report.pos, report.error)
     return report

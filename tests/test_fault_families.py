@@ -52,7 +52,8 @@ def test_carried_faults_equal_direct_injection_across_the_catalog(seed):
     for family, (first, second) in _pairs(seed):
         kinds = sorted(fault_families.CARRIED_KINDS & set(TEXT_KINDS[first.lang]))
         for kind in rand.sample(kinds, 1):
-            _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), seed)   # the first
+            made = _outcome(lambda rng: fault_families.inject_like(first, kind, rng, family), seed)   # the first
+            assert made == _outcome(lambda rng: inject(first, kind, rng), seed), (family, kind)
             carried = _outcome(lambda rng: fault_families.inject_like(second, kind, rng, family), seed)
             direct = _outcome(lambda rng: inject(second, kind, rng), seed)
             assert carried == direct, (family, kind)

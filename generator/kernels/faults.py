@@ -1175,9 +1175,10 @@ def _cc(source: Source) -> int:
 @dataclass(frozen=True)
 class FaultMaker:
     """How one fault kind is made, in three steps, so that the costly one can run once for many renders:
-    `sites(source)` finds where it can be made (pure); `draw(source, sites, rng)` is the random choice, a
-    hashable tuple and the only use of rng (raises NoFaultSite when there is no site); `make(source, sites,
-    choice)` is the edit and the tool's report (an Expected, or a position in the edited text: NvccAt/TritonAt)."""
+    `sites(source)` finds where it can be made (pure; NoFaultSite where the kind cannot apply to the source, as
+    fp8 on a target that compiles it); `draw(source, sites, rng)` is the random choice, a hashable tuple and the
+    only use of rng (raises NoFaultSite when there is no site); `make(source, sites, choice)` is the edit and the
+    tool's report (an Expected, or a position in the edited text: NvccAt/TritonAt)."""
 
     sites: Callable
     draw: Callable

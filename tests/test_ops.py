@@ -132,10 +132,3 @@ def test_rng_streams_are_pure_and_distinct():
     assert not np.array_equal(rng_for_purpose(3, "kernelinfer", "split").random(4), rng_for(3, "kernelinfer", 0).random(4))
     with pytest.raises(ValueError, match="unknown dataset"):
         rng_for(0, "other", 0)
-
-
-def test_rng_for_seeds_as_the_plain_entropy_list():
-    """rng_for's uint32 entropy array (values below 2**32) gives the state SeedSequence makes from the list."""
-    for seed, index in [(0, 0), (3, 5), (2**32 - 1, 2**32 - 1), (2**32, 7), (1, 2**40)] + [(11, i) for i in range(0, 5000, 7)]:
-        plain = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 2, index])))
-        assert rng_for(seed, "kernelswarm", index).bit_generator.state == plain.bit_generator.state

@@ -134,27 +134,6 @@ def test_sample_draws_what_numpy_choice_draws():
             assert ours.standard_normal() == numpys.standard_normal()
 
 
-def test_below_rejects_a_biased_word_as_numpy_does():
-    """A bound just over 2**31 rejects about half of all 32-bit words: the retry path runs many times here."""
-    ours, numpys = np.random.default_rng(11), np.random.default_rng(11)
-    word32 = seeding.word32(ours)
-    bound = 2**31 + 12345
-    assert [seeding.below(word32, bound) for _ in range(2000)] == numpys.integers(0, bound, size=2000).tolist()
-
-
-def test_below_draws_what_numpy_integers_draws():
-    """`seeding.below` stands in for `int(rng.integers(bound))` (a bound of 1 draws nothing), with other draws in
-    between (the 32-bit buffer is shared), leaving the generator where integers leaves it."""
-    ours, numpys, sizes = np.random.default_rng(5), np.random.default_rng(5), np.random.default_rng(6)
-    word32 = seeding.word32(ours)
-    for _ in range(20_000):
-        bound = int(sizes.integers(1, 300))
-        assert seeding.below(word32, bound) == int(numpys.integers(bound))
-        if sizes.random() < 0.3:
-            assert ours.random() == numpys.random()
-    assert ours.bit_generator.state == numpys.bit_generator.state
-
-
 def test_guesses_draw_and_blur_as_one_by_one():
     """`guesses` batches the noise of candidates that all have a model: the same draws and estimates as a guess
     per candidate (uniform base, then lognormal blur), with and without candidates the model cannot time."""

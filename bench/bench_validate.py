@@ -85,8 +85,8 @@ def _folders(args, workdir: Path) -> list[Path]:
 def _first_half(merged: Path, workdir: Path) -> Path:
     """The merged view's first half of lines, under the same name (the schema comes from it): memory that
     follows the file size would show as the full file needing more than this; memory that follows the longest
-    row, the allocator's warm-up or the compiled schemas is paid by both alike. (One shard against the merged view
-    mixed those in: ~49 -> ~58 MB for kernelinfer, while 1.2 GB -> 2.4 GB of it measured 58 -> 60 MB.)"""
+    row, the allocator's warm-up or the compiled schemas is paid by both alike (one shard against the merged view
+    mixed the warm-up in)."""
     half = workdir / "half" / merged.name
     half.parent.mkdir(exist_ok=True)
     with open(merged, "rb") as src:

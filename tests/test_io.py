@@ -1,12 +1,14 @@
 """The generic writer: shards, merged view, reuse, options guard, failure leaves only a partial folder."""
 from __future__ import annotations
 
+import errno
 import functools
+import os
 
 import orjson
 import pytest
 
-from generator.io import MARKER, OutputError, write_dataset
+from generator.io import MARKER, OutputError, append_file, write_dataset
 
 
 def rows_for(seed: int, shard: int, *, shard_size: int = 10, num_rows: int = 25):
@@ -109,3 +111,44 @@ def test_a_shard_that_fails_midway_leaves_no_file(tmp_path):
     work = tmp_path / ".ds.partial" / "batches"
     assert sorted(p.name for p in work.iterdir()) == ["batch_000.jsonl"]
     assert not out.exists()
+
+
+def _appended(tmp_path, parts: list[bytes]) -> bytes:
+    """`append_file` of each part after a buffered write to the same stream, read back."""
+    paths = []
+    for i, part in enumerate(parts):
+        paths.append(tmp_path / f"part{i}")
+        paths[-1].write_bytes(part)
+    with open(tmp_path / "merged", "wb") as dst:
+        dst.write(b"head|")                       # still in the buffer when the first copy starts
+        for path in paths:
+            append_file(dst, path)
+        dst.write(b"|tail")
+    return (tmp_path / "merged").read_bytes()
+
+
+PARTS = [b"a" * 70_000 + b"\n", b"", "é\n".encode() * 5, os.urandom(3 << 20)]
+
+
+def test_append_file_concatenates_in_order(tmp_path):
+    assert _appended(tmp_path, PARTS) == b"head|" + b"".join(PARTS) + b"|tail"
+
+
+@pytest.mark.parametrize("unavailable", ["no call", "refused"])
+def test_append_file_copies_through_a_buffer_where_the_kernel_cannot(tmp_path, monkeypatch, unavailable):
+    """Systems without copy_file_range (macOS, Windows), or filesystems that refuse it, get the same bytes."""
+    if unavailable == "no call":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    else:
+        def refuse(*_args):
+            raise OSError(errno.EXDEV, "cross-device")
+        monkeypatch.setattr(os, "copy_file_range", refuse)
+    assert _appended(tmp_path, PARTS) == b"head|" + b"".join(PARTS) + b"|tail"
+
+
+def test_append_file_raises_real_errors(tmp_path, monkeypatch):
+    def broken(*_args):
+        raise OSError(errno.EIO, "I/O error")
+    monkeypatch.setattr(os, "copy_file_range", broken)
+    with pytest.raises(OSError, match="I/O error"):
+        _appended(tmp_path, PARTS)

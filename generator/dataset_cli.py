@@ -58,7 +58,7 @@ def add_arguments(spec: DatasetSpec, parser: argparse.ArgumentParser) -> None:
                         help=f"training {spec.count_flag} (default {spec.default_rows})")
     parser.add_argument("--holdout", type=int_at_least(0), default=spec.default_holdout,
                         help=f"held-out tasks (default {spec.default_holdout})")
-    parser.add_argument("--num-proc", type=int_at_least(1), default=1, help="worker processes over shards")
+    parser.add_argument("--num-proc", type=int_at_least(1), default=1, help="worker processes (shards are made, and the output validated, in parallel)")
 
 
 def task_key(row: dict) -> tuple:
@@ -112,11 +112,12 @@ def _extra_files(spec: DatasetSpec, options: dict, holdout_rows: list[dict], pro
     return build
 
 
-def _finalize(problems: list[str]):
+def _finalize(problems: list[str], jobs: int):
+    """The finished folder through the validator, over as many processes as the shards were made with."""
     def check(folder: Path) -> list[str]:
         from generator.validate import validate_paths
 
-        report = validate_paths([folder])
+        report = validate_paths([folder], jobs=jobs)
         return problems + [f"{f.path}:{f.line}: {f.message}" if f.line else f"{f.path}: {f.message}"
                            for f in report.findings]
     return check
@@ -136,7 +137,7 @@ def run(spec: DatasetSpec, args) -> int:
             num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=spec.merged_name, num_proc=args.num_proc,
             per_shard=functools.partial(shard_summary, spec), extra_files=_extra_files(spec, options, holdout_rows,
                                                                                         problems),
-            finalize=_finalize(problems), options=options)
+            finalize=_finalize(problems, args.num_proc), options=options)
     except OutputError as exc:
         print(f"{spec.name}: {exc}", file=sys.stderr)
         return 2

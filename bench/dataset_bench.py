@@ -35,27 +35,26 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
     """(wall, CPU) to simulate+serialize+write n rows, (wall, CPU) to re-serialize+write the same rows, seconds to
     serialize them alone (orjson with nothing written), bytes.
 
-    The re-serialize pass reads one shard back at a time (untimed) and times only its serialization and write,
-    so memory stays that of one shard whatever n is. Dirty pages are flushed (untimed) before each timed pass:
-    otherwise the kernel's writeback of the generated gigabyte throttles the re-serialize writes, and the ratio
-    swings 3-4x between runs with the writeback state rather than with either program. The CPU-time ratio leaves
-    I/O waits out altogether."""
+    The two passes alternate shard by shard: shard i is generated, read back (untimed), re-serialized and
+    written, then shard i+1 is generated. Page-cache write speed depends on the memory state (on this project's
+    VMs `dd` reads 0.4 to 5 GB/s, see README), so both passes must write into the same state; run one after the
+    other, generation took the fast memory that deleted files had freed and left the slow to the re-serialize
+    pass, which read the ratio low. Dirty pages are flushed (untimed) before each timed part, and memory stays that
+    of one shard whatever n is. The CPU-time ratio leaves I/O waits out."""
     rows_fn = functools.partial(spec.rows_for_shard, 0, n, spec.default_holdout)
-    shards = range(-(-n // SHARD_SIZE))
     spec.holdout_rows(0, n, spec.default_holdout)        # the task split is setup, not generation
     prof = cProfile.Profile() if profile else None
-    os.sync()
-    start = _timer()
-    if prof:
-        prof.enable()
-    size = sum(write_shard(workdir / "gen", i, rows_fn, None)[0] for i in shards)
-    if prof:
-        prof.disable()
-    gen = _since(start)
-    if prof:
-        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
-    ser, dumps_s = Timing(0.0, 0.0), 0.0
-    for i in shards:
+    gen = ser = Timing(0.0, 0.0)
+    dumps_s, size = 0.0, 0
+    for i in range(-(-n // SHARD_SIZE)):
+        os.sync()
+        start = _timer()
+        if prof:
+            prof.enable()
+        size += write_shard(workdir / "gen", i, rows_fn, None)[0]
+        if prof:
+            prof.disable()
+        gen = _plus(gen, _since(start))
         rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
         os.sync()
         t = time.perf_counter()
@@ -64,8 +63,14 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
         dumps_s += time.perf_counter() - t
         start = _timer()
         write_shard(workdir / "again", i, lambda _i, rows=rows: rows, None)
-        ser = Timing(*map(sum, zip(ser, _since(start), strict=True)))
+        ser = _plus(ser, _since(start))
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
     return gen, ser, dumps_s, size
+
+
+def _plus(a: Timing, b: Timing) -> Timing:
+    return Timing(a.wall_s + b.wall_s, a.cpu_s + b.cpu_s)
 
 
 def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:

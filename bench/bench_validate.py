@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from common import row, run_cli
-from generator.rowscan import usable_cpus
+from generator.rowscan import default_workers
 from generator.validate import validate_paths
 
 REPEATS = 3
@@ -52,7 +52,7 @@ def measure(label: str, targets: list[Path], files: list[Path]) -> None:
     """Parse-only, validate in one process, and validate with the CLI's default --jobs, interleaved REPEATS
     times (best of each), so a busy machine slows all three alike. CPU time is shown for the one-process pair."""
     size_mb = sum(p.stat().st_size for p in files) / 1e6
-    jobs = min(8, usable_cpus())
+    jobs = default_workers()
     validate(targets)  # warm: imports, compiled schemas, page cache
     best: dict[str, tuple[float, float]] = {}
     for _ in range(REPEATS):

@@ -18,6 +18,7 @@ import orjson
 
 from generator import qa
 from generator.io import OutputError, write_dataset
+from generator.rowscan import default_workers
 
 SHARD_SIZE = 100
 HOLDOUT_FILE = "tasks_holdout.jsonl"
@@ -58,7 +59,9 @@ def add_arguments(spec: DatasetSpec, parser: argparse.ArgumentParser) -> None:
                         help=f"training {spec.count_flag} (default {spec.default_rows})")
     parser.add_argument("--holdout", type=int_at_least(0), default=spec.default_holdout,
                         help=f"held-out tasks (default {spec.default_holdout})")
-    parser.add_argument("--num-proc", type=int_at_least(1), default=1, help="worker processes (shards are made, and the output validated, in parallel)")
+    parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
+                        help="processes that make the shards and validate the output (default: usable CPUs, at "
+                        "most 8); the bytes do not depend on it")
 
 
 def task_key(row: dict) -> tuple:

@@ -180,5 +180,8 @@ def _type_name(value) -> str | None:
     return {int: "int", float: "float"}.get(type(value)) or jsonl_lint.json_type(value)
 
 
-def usable_cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+def default_workers() -> int:
+    """The commands' default process count (generation and validation): the CPUs this process may run on, at
+    most 8."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(8, cpus)

@@ -24,7 +24,7 @@ import orjson
 from generator import schemas, semantic as semantic_rules
 from generator.cardcheck import card_problems
 from generator.crossfile import CrossFile
-from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, usable_cpus
+from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, default_workers
 
 MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}
@@ -328,7 +328,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-semantic", dest="semantic", action="store_false", help="skip cross-field rules")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="findings as text or one JSON")
     parser.add_argument("--max-errors", type=int, metavar="N", help="stop after N problems")
-    parser.add_argument("--jobs", type=int, default=min(8, usable_cpus()), metavar="N",
+    parser.add_argument("--jobs", type=int, default=default_workers(), metavar="N",
                         help="processes for large inputs (default: usable CPUs, at most 8)")
     parser.add_argument("--split", type=Path, metavar="SRC", help="write SRC's valid lines to --good, the rest "
                         "(untouched, with line number and reasons) to --rejects; SRC is never modified")

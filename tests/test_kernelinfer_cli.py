@@ -18,7 +18,7 @@ def files(folder):
 def folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("ki") / "kernelinfer"
     assert main(["kernelinfer", "--out", str(out), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT)]) == 0
+                 "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0
     return out
 
 

@@ -36,11 +36,11 @@ def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tupl
     serialize them alone (orjson with nothing written), bytes.
 
     The two passes alternate shard by shard: shard i is generated, read back (untimed), re-serialized and
-    written, then shard i+1 is generated. Page-cache write speed depends on the memory state (on this project's
-    VMs `dd` reads 0.4 to 5 GB/s, see README), so both passes must write into the same state; run one after the
-    other, generation took the fast memory that deleted files had freed and left the slow to the re-serialize
-    pass, which read the ratio low. Dirty pages are flushed (untimed) before each timed part, and memory stays that
-    of one shard whatever n is. The CPU-time ratio leaves I/O waits out."""
+    written, then shard i+1 is generated. Page-cache write speed depends on the memory state (see README), so
+    both passes must write into the same state; run one after the other, generation took the fast memory that
+    deleted files had freed and left the slow to the re-serialize pass, which read the ratio low. Dirty pages are
+    flushed (untimed) before each timed part, and memory stays that of one shard whatever n is. The CPU-time ratio
+    leaves I/O waits out."""
     rows_fn = functools.partial(spec.rows_for_shard, 0, n, spec.default_holdout)
     spec.holdout_rows(0, n, spec.default_holdout)        # the task split is setup, not generation
     prof = cProfile.Profile() if profile else None

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from common import row, run_cli
-from generator.rowscan import default_workers
+from generator.io import default_workers
 from generator.validate import validate_paths
 
 REPEATS = 3

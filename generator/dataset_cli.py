@@ -17,8 +17,7 @@ from typing import Callable, Iterable
 import orjson
 
 from generator import qa
-from generator.io import OutputError, write_dataset
-from generator.rowscan import default_workers
+from generator.io import OutputError, default_workers, write_dataset
 
 SHARD_SIZE = 100
 HOLDOUT_FILE = "tasks_holdout.jsonl"

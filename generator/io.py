@@ -57,6 +57,13 @@ class Summary:
                 f"({self.reused_shards} reused), {mb:,.1f} MB in {self.seconds:.1f} s ({rate:,.1f} MB/s)")
 
 
+def default_workers() -> int:
+    """The commands' default process count (generation and validation): the CPUs this process may run on, at
+    most 8."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(8, cpus)
+
+
 def shard_name(index: int) -> str:
     return f"{SHARD_DIR}/batch_{index:03d}.jsonl"
 

@@ -7,7 +7,6 @@ memory stays flat whatever the file size.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple
@@ -179,9 +178,3 @@ def _type_name(value) -> str | None:
         return None
     return {int: "int", float: "float"}.get(type(value)) or jsonl_lint.json_type(value)
 
-
-def default_workers() -> int:
-    """The commands' default process count (generation and validation): the CPUs this process may run on, at
-    most 8."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return min(8, cpus)

@@ -24,7 +24,8 @@ import orjson
 from generator import schemas, semantic as semantic_rules
 from generator.cardcheck import card_problems
 from generator.crossfile import CrossFile
-from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, default_workers
+from generator.io import default_workers
+from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
 
 MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}

@@ -350,7 +350,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
                       "time_ms": time_ms, "kept": kept})
     fields = wb.fields
     return {
-        "session_id": session_id(task), **fields, "shape": dict(task.shape),
+        "session_id": session_id(task), **fields,
         "best": {"step": best_step, "time_ms": best.time_ms, "speedup": sig(fields["baseline_ms"] / best.time_ms, 4)},
         "attempts": attempts,
         "elapsed_s": float(stamps[-1]), "elapsed_hms": clock.hms(stamps[-1]),

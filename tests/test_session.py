@@ -130,8 +130,9 @@ def test_schedule_is_strict_and_bounded():
     stamps = clock.schedule(kinds, draws, min_total_s=10, max_total_s=300)
     assert stamps[-1] >= sum(machine for _deviate, machine in draws) - 1   # machine time is not compressible
     unscaled = clock.schedule(kinds, draws, min_total_s=0, max_total_s=1e9)
-    think, machine = clock.step_cost(np.random.default_rng(0), "tune", "triton", 80, "ok")
-    assert unscaled[0] == round(think + machine)                        # the same draws as step_cost's
+    again = np.random.default_rng(0)                                     # the same draws, step by step
+    costs = [sum(clock.step_cost(again, kind, "triton", 80, "ok")) for kind in kinds]
+    assert unscaled == np.rint(np.cumsum(costs)).astype(int).tolist()
     assert clock.hms(3 * 3600 + 62) == "3:01:02"
     _think, cuda = clock.step_cost(np.random.default_rng(1), "tune", "cuda", 300, "ok")
     _think, tri = clock.step_cost(np.random.default_rng(1), "tune", "triton", 300, "ok")

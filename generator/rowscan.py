@@ -74,7 +74,7 @@ def _lines(stream, remaining: int, size: int = READ_BUFFER) -> Iterator[tuple[by
     it) and valid until the next line is asked for. `readline` on lines of hundreds of KB costs as much as parsing
     them, so the stream is read into one buffer, with the unfinished line moved to its front first (a new block per
     read costs a copy of every block and fresh pages); a line longer than the buffer gets a bigger one.
-    Memory: one buffer of `size` bytes or the longest line."""
+    Memory: one buffer of `size` bytes, or of up to twice the longest line (it doubles to fit)."""
     buffer = bytearray(size)
     held = 0                                  # buffer[:held] is the start of a line
     while remaining > 0:
@@ -91,7 +91,8 @@ def _lines(stream, remaining: int, size: int = READ_BUFFER) -> Iterator[tuple[by
             start = end + 1
             end = buffer.find(b"\n", start, filled)
         held = filled - start
-        buffer[:held] = buffer[start:filled]
+        if start:                             # else the unfinished line is already at the front
+            buffer[:held] = buffer[start:filled]
     if held:
         yield buffer, 0, held
 

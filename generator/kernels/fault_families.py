@@ -26,7 +26,7 @@ from operator import ne
 from typing import Hashable
 
 from generator.kernels import Source
-from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, _IDENT, FAULT_KINDS, Edit, Expected, FaultMaker,
+from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, _IDENT, FAULT_KINDS, Edit, Expected,
                                       NvccAt, TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
                                       nvcc_expected, triton_expected, typo_options)
 
@@ -92,14 +92,13 @@ class _Render:
         """(the differing lines that hold a #define in either render, the names they define): where the render's
         macros can differ from the first render's."""
         if self._macro_change is None:
-            defined = fam.define_names
             lines, names = [], set()
             for i, text in self.lines.items():
-                ours, first = _defined_in(text), defined.get(i)
+                ours, first = _defined_in(text), _defined_in(fam.lines[i])
                 if ours or first:
                     lines.append((i, text))
                     names.update(ours)
-                    names.update(first or ())
+                    names.update(first)
             self._macro_change = (tuple(lines), frozenset(names))
         return self._macro_change
 
@@ -113,9 +112,7 @@ class _Family:
         self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
         self.sites: dict[str, object] = {}
         self.made: dict[tuple, _Made] = {}
-        self._makers: dict[str, FaultMaker] = {}
         self._defines: list[tuple[int, str, str]] | None = None
-        self._define_names: dict[int, list[str]] | None = None
         self._raw: dict[tuple, dict[str, str]] = {}
         self._varying: list[int] = []            # lines on which some render differed, in order
         self._pieces = [source.text]             # the text around them: before the first, after each
@@ -176,16 +173,10 @@ class _Family:
         # (line, its text in the first render, the unvarying text after it) per varying line: what a render is read by
         self._checks = [(i, self.lines[i], after) for i, after in zip(varying, self._pieces[1:])]
 
-    def maker(self, kind: str) -> FaultMaker:
-        maker = self._makers.get(kind)
-        if maker is None:
-            maker = self._makers[kind] = maker_for(self.source, kind)
-        return maker
-
     def sites_for(self, kind: str):
         sites = self.sites.get(kind)
         if sites is None:
-            sites = self.sites[kind] = self.maker(kind).sites(self.source)
+            sites = self.sites[kind] = maker_for(self.source, kind).sites(self.source)
         return sites
 
     def make(self, kind: str, choice: tuple) -> _Made:
@@ -197,7 +188,7 @@ class _Family:
 
     def _make(self, kind: str, choice: tuple) -> _Made:
         source = self.source
-        edit, report = self.maker(kind).make(source, self.sites[kind], choice)
+        edit, report = maker_for(self.source, kind).make(source, self.sites[kind], choice)
         replaced = source.text[edit.start:edit.end]
         lines = len(self.lines) + edit.new.count("\n") - replaced.count("\n")
         first = self.line_of(edit.start)
@@ -247,15 +238,6 @@ class _Family:
             self._defines = [(self.line_of(m.start()), m.group(1), m.group(2)) for m in _DEFINE.finditer(text)]
         return self._defines
 
-    @property
-    def define_names(self) -> dict[int, list[str]]:
-        """line -> the names the first render #defines there."""
-        if self._define_names is None:
-            self._define_names = {}
-            for line, name, _value in self.defines():
-                self._define_names.setdefault(line, []).append(name)
-        return self._define_names
-
     def raw_macros(self, key: tuple[tuple[int, str], ...]) -> dict[str, str]:
         """NAME -> raw value of the #defines of a render whose differing #define lines are `key` (a later one of a
         name wins, as in the file): the first render's, with those lines read from the render."""
@@ -291,7 +273,7 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
             continue
         differ = render.differ
         rewind = rng.bit_generator.state if differ else None
-        made = fam.make(kind, fam.maker(kind).draw(fam.source, fam.sites_for(kind), rng))
+        made = fam.make(kind, maker_for(fam.source, kind).draw(fam.source, fam.sites_for(kind), rng))
         if differ and (not made.needs.isdisjoint(differ) or _misspelling_differs(made, fam, render)):
             rng.bit_generator.state = rewind
             continue

@@ -1307,7 +1307,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
             if kernels:
                 return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
                                      f'ValueError("{_FP8_REFUSED}")')
-        full = _full(variant, params)
+        full = full_params(variant, params)
         reason = launch_limits(variant, full, gpu, task.dtype, task)
         if reason and "shared memory" in reason:
             need = variant.smem_bytes(full, task.dtype, task)
@@ -1322,7 +1322,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
     if missing:   # e.g. clusters: compiles everywhere, the launch is refused
         return Expected("compile_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
                         f"cluster launch needs {', '.join(sorted(missing))}, which {gpu.display} lacks")
-    full = _full(variant, params)
+    full = full_params(variant, params)
     reason = launch_limits(variant, full, gpu, task.dtype, task)
     if reason and reason.startswith("ptxas"):
         return _static_over_limit(source, variant.smem_bytes(full, task.dtype, task))
@@ -1331,12 +1331,6 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                "too many resources requested for launch" if "register" in reason else "invalid argument")
         return Expected("compile_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
-
-
-def _full(variant, params) -> Mapping:
-    """The tuned values by name, as the resource model reads them: a full set as it is (no copy in the declared
-    order), else full_params's."""
-    return params if params.keys() == variant.params.keys() else full_params(variant, params)
 
 
 @lru_cache(maxsize=None)

@@ -101,3 +101,32 @@ def test_literal_first_scans_keep_the_word_boundary(cuda_codes):
         assert ([m.start() for m in faults._IF.finditer(code) if m.start() == 0 or not faults._is_word_char(
                  code[m.start() - 1])] == [m.start() for m in re.finditer(r"\bif\s*\(", code)])
         assert faults._stride_names(code, 0, len(code)) == set(re.findall(r"\b(stride_\w+)\b", code))
+
+
+def test_scale_factors_before_a_times_are_those_of_the_plain_pattern(cuda_codes):
+    plain = re.compile(r"(?<![\w.])([A-Za-z_]\w*[Ss]cale\w*|[Ss]cale\w*)\s*\*\s*(?!=)")
+    triton_codes = [faults.code_view(source.text, "triton") for source in _renders(30, "triton")]
+    for code in cuda_codes + triton_codes + ["x.scale * y; 2scale * y; _scale*=2; kScale  *v; a_scale_b_scale*c"]:
+        found = []
+        for start, name_end in faults._scale_names(code):
+            times = faults._TIMES_AFTER.match(code, name_end)
+            if times and not (start > 0 and code[start - 1] == "."):
+                found.append((start, times.end()))
+        assert found == [m.span() for m in plain.finditer(code)]
+
+
+def test_triton_name_uses_are_those_of_the_plain_pattern():
+    def plain_sites(source):
+        code = faults.code_view(source.text, "triton")
+        sites = []
+        for _name, start, end in faults._triton_kernels(source):
+            for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
+                var = a.group(1)
+                if len(var) >= 3:
+                    use = re.compile(rf"(?<![\w.]){var}\b(?!\s*=[^=])")
+                    sites += [(start, u.start(), var) for u in use.finditer(code, start + a.end(), end)]
+        return sites
+
+    for source in _renders(60, "triton"):
+        found, _taken = faults._triton_error_sites(source)
+        assert [s[1:] for s in found if s[0] == "name"] == plain_sites(source)

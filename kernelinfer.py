@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import datasets
 from datasets import Features, Json, List, Value
 
-from generator.features import (
+from generator.builder import (
     HOLDOUT_CONFIG,
     HOLDOUT_FEATURES,
     TASK_FIELDS,

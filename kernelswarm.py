@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import datasets
 from datasets import Features, Json, List, Value
 
-from generator.features import HOLDOUT_CONFIG, HOLDOUT_FEATURES, TASK_FIELDS, KernelstrainBuilder, KernelstrainConfig
+from generator.builder import HOLDOUT_CONFIG, HOLDOUT_FEATURES, TASK_FIELDS, KernelstrainBuilder, KernelstrainConfig
 
 DATASET = "kernelswarm"
 MAIN_CONFIG = "episodes"

@@ -19,10 +19,10 @@ from typing import Callable
 
 import orjson
 
-from generator import hub
-from generator.card import builder_class, builder_module, render_card
-from generator.features import HOLDOUT_FILE
-from generator.parquet import PARQUET_DIR, write_parquet_shards
+from generator.hub import client as hub
+from generator.write.card import builder_class, builder_module, render_card
+from generator.builder import HOLDOUT_FILE
+from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 MERGED = {"sessions.jsonl": "kernelinfer", "episodes.jsonl": "kernelswarm"}
@@ -78,7 +78,7 @@ def dataset_of(folder: Path) -> str:
 
 def validate(folder: Path) -> bool:
     """The project's validator on the whole folder; print its findings; True when all is valid."""
-    from generator.validate import InputError, validate_paths
+    from generator.check.validate import InputError, validate_paths
 
     try:
         report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataset_bench import run_bench
-from generator import cli_kernelinfer as ki
+from generator.kernelinfer import dataset as ki
 
 
 def add_arguments(parser) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataset_bench import run_bench
-from generator import cli_kernelswarm as ks
+from generator.kernelswarm import dataset as ks
 
 
 def add_arguments(parser) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 
 from common import row, run_cli
-from generator.io import default_workers
-from generator.validate import validate_paths
+from generator.write.writer import default_workers
+from generator.check.validate import validate_paths
 
 REPEATS = 3
 

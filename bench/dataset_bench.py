@@ -14,8 +14,8 @@ from typing import NamedTuple
 import orjson
 
 from common import Run, row, run_cli
-from generator.dataset_cli import SHARD_SIZE, DatasetSpec
-from generator.io import shard_name, write_shard
+from generator.write.generate import SHARD_SIZE, DatasetSpec
+from generator.write.writer import shard_name, write_shard
 
 
 class Timing(NamedTuple):

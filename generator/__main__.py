@@ -11,11 +11,11 @@ import importlib
 import sys
 
 COMMANDS = {
-    "catalog": ("generator.catalog", "print the GPU and op catalog with roofline times"),
-    "kernelinfer": ("generator.cli_kernelinfer", "generate the kernelinfer dataset folder"),
-    "kernelswarm": ("generator.cli_kernelswarm", "generate the kernelswarm dataset folder"),
-    "validate": ("generator.validate", "validate JSONL files or generated dataset folders"),
-    "audit-compile": ("generator.audit", "compile a sample of kernels with real nvcc/Triton"),
+    "catalog": ("generator.catalog.table", "print the GPU and op catalog with roofline times"),
+    "kernelinfer": ("generator.kernelinfer.dataset", "generate the kernelinfer dataset folder"),
+    "kernelswarm": ("generator.kernelswarm.dataset", "generate the kernelswarm dataset folder"),
+    "validate": ("generator.check.validate", "validate JSONL files or generated dataset folders"),
+    "audit-compile": ("generator.kernels.audit", "compile a sample of kernels with real nvcc/Triton"),
 }
 
 

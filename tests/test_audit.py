@@ -8,12 +8,13 @@ import numpy as np
 import orjson
 import pytest
 
-from generator import audit, feedback
-from generator.hardware import GPUS
+from generator.kernels import audit
+from generator.sim import feedback
+from generator.catalog.hardware import GPUS
 from generator.kernels import compilers, render
 from generator.kernels.faults import TEXT_KINDS, expect_clean, inject
-from generator.tasks import all_tasks
-from generator.variants import variants_for
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import variants_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "templates"
 needs_nvcc = pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: compile audit skipped")

@@ -13,8 +13,8 @@ from datasets import Json, List, Value
 
 import kernelinfer
 import kernelswarm
-from generator import schemas
-from generator.card import builder_class, render_card
+from generator.check import schemas
+from generator.write.card import builder_class, render_card
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = {"kernelinfer": ("sessions", "session"), "kernelswarm": ("episodes", "episode")}

@@ -7,7 +7,7 @@ import yaml
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 
-from generator.card import builder_class, card_metadata, render_card, size_category
+from generator.write.card import builder_class, card_metadata, render_card, size_category
 
 STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "holdout_tasks": 195,
          "best_speedup": {"mean": 13.4, "geomean": 9.1}, "step_statuses": {"ok": 151_800, "compile_error": 22_400}}

@@ -7,8 +7,8 @@ from pathlib import Path
 import orjson
 
 from generator.__main__ import main
-from generator.hardware import GPUS
-from generator.ops import OPS
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,12 +12,12 @@ import re
 
 import pytest
 
-from generator.hardware import GPUS
+from generator.catalog.hardware import GPUS
 from generator.kernels import render
 from generator.kernels.compilers import compile_cuda, nvcc_path
-from generator.ops import OPS
-from generator.tasks import Task
-from generator.variants import legal_on, variant, variants_for
+from generator.catalog.ops import OPS
+from generator.catalog.tasks import Task
+from generator.catalog.variants import legal_on, variant, variants_for
 
 CLASSES = ("gemm", "gemv", "attn_prefill")   # conv has its own owner and tests
 COMPUTE_OPS = tuple(name for name, op in OPS.items() if op.kernel_class in CLASSES and "cuda" in op.impls)

@@ -10,12 +10,12 @@ import difflib
 import re
 import pytest
 
-from generator.hardware import GPUS
+from generator.catalog.hardware import GPUS
 from generator.kernels import render
 from generator.kernels.compilers import compile_cuda, nvcc_path
-from generator.ops import OPS
-from generator.tasks import Task
-from generator.variants import legal_on, variants_for
+from generator.catalog.ops import OPS
+from generator.catalog.tasks import Task
+from generator.catalog.variants import legal_on, variants_for
 
 CLASSES = ("attn_decode", "rownorm", "elementwise", "gather", "sampler", "scan")
 MEMORY_OPS = tuple(name for name, op in OPS.items() if op.kernel_class in CLASSES and "cuda" in op.impls)

@@ -10,8 +10,8 @@ import pytest
 
 from generator.kernels import fault_families, faults, render
 from generator.kernels.faults import TEXT_KINDS, NoFaultSite, inject
-from generator.tasks import all_tasks
-from generator.variants import variants_for
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import variants_for
 
 
 def _outcome(fn, seed: int):

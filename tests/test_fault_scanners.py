@@ -7,8 +7,8 @@ import re
 import pytest
 
 from generator.kernels import faults, render
-from generator.tasks import all_tasks
-from generator.variants import variants_for
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import variants_for
 
 _PLAIN_DECL = re.compile(r"(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*\**\s*"
                          r"(?:__restrict__\s+)?([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)")

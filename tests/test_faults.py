@@ -11,8 +11,8 @@ from generator.kernels import Source, render
 from generator.kernels import compilers
 from generator.kernels.faults import (FAULT_KINDS, OUTCOME_KINDS, TEXT_KINDS, WRONG_RESULT_KINDS, NoFaultSite,
                                       _kernels, _mangle, applicable_kinds, code_view, expect_clean, inject)
-from generator.tasks import all_tasks
-from generator.variants import variants_for
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import variants_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "templates"
 

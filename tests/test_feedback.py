@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from generator import feedback
+from generator.sim import feedback
 from generator.kernels.faults import Expected
-from generator.tasks import all_tasks
+from generator.catalog.tasks import all_tasks
 
 TASK = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.gpu == "h100")
 
@@ -69,7 +69,7 @@ def test_correctness_report_fails_with_plausible_numbers(kind):
 
 
 def test_benchmark_report_uses_perf_achieved():
-    from generator import perf
+    from generator.catalog import perf
 
     t = perf.roofline_ms(TASK) * 1.5
     ok = Expected("ok", None, "check", None, "")

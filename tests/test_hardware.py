@@ -1,7 +1,7 @@
 """The GPU catalog: the six GPUs of the seeds with figures from gpu_facts.md, each with its source."""
 import pytest
 
-from generator.hardware import FEATURES, GPUS, LAUNCH_MS, has, tc_peak_tflops
+from generator.catalog.hardware import FEATURES, GPUS, LAUNCH_MS, has, tc_peak_tflops
 
 ARCH = {"h100": "sm_90a", "h200": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_a6000": "sm_86",
         "rtx_5090": "sm_120"}

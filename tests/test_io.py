@@ -8,7 +8,7 @@ import os
 import orjson
 import pytest
 
-from generator.io import MARKER, OutputError, append_file, write_dataset
+from generator.write.writer import MARKER, OutputError, append_file, write_dataset
 
 
 def rows_for(seed: int, shard: int, *, shard_size: int = 10, num_rows: int = 25):

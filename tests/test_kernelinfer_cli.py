@@ -4,7 +4,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from generator import qa
+from generator.check import qa
 from generator.__main__ import main
 
 SESSIONS, HOLDOUT = 104, 12

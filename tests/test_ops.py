@@ -10,10 +10,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from generator.hardware import GPUS
-from generator.ops import FAMILIES, OPS, SWARM_OPS
-from generator.seeding import rng_for, rng_for_purpose
-from generator.tasks import Task, all_tasks, make_task, split_tasks
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import FAMILIES, OPS, SWARM_OPS
+from generator.sim.seeding import rng_for, rng_for_purpose
+from generator.catalog.tasks import Task, all_tasks, make_task, split_tasks
 
 # The kernelinfer seed's Scope, op by op (quantized GEMM dtypes are checked separately).
 SCOPE = ["flash_decode", "flash_prefill", "swa_decode", "mla_decode", "tree_attn", "chunked_prefill", "cross_attn",

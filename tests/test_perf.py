@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from generator.hardware import GPUS
-from generator.perf import achieved, baseline_ms, roofline_ms, time_ms
-from generator.tasks import all_tasks, make_task
-from generator.variants import launch_limits, legal_on, variant, variants_for
+from generator.catalog.hardware import GPUS
+from generator.catalog.perf import achieved, baseline_ms, roofline_ms, time_ms
+from generator.catalog.tasks import all_tasks, make_task
+from generator.catalog.variants import launch_limits, legal_on, variant, variants_for
 
 
 def best(task):

@@ -5,10 +5,10 @@ import copy
 
 import pytest
 
-from generator import qa
-from generator.seeding import rng_for
-from generator.session import simulate_session
-from generator.tasks import split_tasks
+from generator.check import qa
+from generator.sim.seeding import rng_for
+from generator.kernelinfer.session import simulate_session
+from generator.catalog.tasks import split_tasks
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +63,8 @@ def test_each_broken_invariant_fails_its_check(rows, name):
 
 
 def test_arch_gating_catches_an_ok_gated_variant(rows):
-    from generator.hardware import GPUS
-    from generator.variants import variants_for
+    from generator.catalog.hardware import GPUS
+    from generator.catalog.variants import variants_for
     row = next(r for r in rows if any(not v.requires_for(r["dtype"]) <= GPUS[r["gpu"]].features
                                       for v in variants_for(r["op"], r["impl"])))
     gated = next(v for v in variants_for(row["op"], row["impl"])

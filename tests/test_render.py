@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.hardware import GPUS
+from generator.catalog.hardware import GPUS
 from generator.kernels import Source, TemplateError, compile_arch, render
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT, prelude, tuned_constants
-from generator.tasks import all_tasks
-from generator.variants import legal_on, variants_for
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import legal_on, variants_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "templates"
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator import seeding
-from generator.seeding import rng_for
+from generator.sim import seeding
+from generator.sim.seeding import rng_for
 
 
 def test_rng_for_seeds_as_the_plain_entropy_list():

@@ -7,12 +7,13 @@ import numpy as np
 import orjson
 import pytest
 
-from generator import clock, qa
-from generator.hardware import GPUS
-from generator.seeding import rng_for
-from generator.session import holdout_row, session_id, simulate_session
-from generator.tasks import split_tasks
-from generator.variants import variants_for
+from generator.sim import clock
+from generator.check import qa
+from generator.catalog.hardware import GPUS
+from generator.sim.seeding import rng_for
+from generator.kernelinfer.session import holdout_row, session_id, simulate_session
+from generator.catalog.tasks import split_tasks
+from generator.catalog.variants import variants_for
 
 N = 48
 
@@ -141,7 +142,7 @@ def test_schedule_is_strict_and_bounded():
 
 def test_outcome_lines_are_the_submitted_sources():
     """The bench counts a variant's lines once (tuning changes values, never lines) and an edited source anew."""
-    from generator.workbench import Workbench
+    from generator.sim.workbench import Workbench
 
     rng = np.random.default_rng(5)
     for task in split_tasks(11, 1200, 0).train[::150]:

@@ -8,11 +8,13 @@ import numpy as np
 import orjson
 import pytest
 
-import generator.qa_swarm  # noqa: F401  (registers the checks)
-from generator import qa, rewards, seeding, swarm, swarm_plan
-from generator.swarm import SCENARIOS, simulate_episode
-from generator.swarm_plan import SWARM_IMPLS, episode, plan
-from generator.seeding import rng_for
+import generator.kernelswarm.checks  # noqa: F401  (registers the checks)
+from generator.check import qa
+from generator.sim import rewards, seeding
+from generator.kernelswarm import episode as swarm, plan as swarm_plan
+from generator.kernelswarm.episode import SCENARIOS, simulate_episode
+from generator.kernelswarm.plan import SWARM_IMPLS, episode, plan
+from generator.sim.seeding import rng_for
 
 SEED, EPISODES, HOLDOUT = 3, 120, 20
 

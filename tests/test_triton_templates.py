@@ -8,13 +8,13 @@ import ast
 
 import pytest
 
-from generator.hardware import GPUS
+from generator.catalog.hardware import GPUS
 from generator.kernels import compilers, render
 from generator.kernels.faults import expect_clean
 from generator.kernels.templating import TEMPLATE_ROOT
-from generator.ops import OPS
-from generator.tasks import make_task
-from generator.variants import VARIANTS, legal_on, variants_for
+from generator.catalog.ops import OPS
+from generator.catalog.tasks import make_task
+from generator.catalog.variants import VARIANTS, legal_on, variants_for
 
 TRITON_ROOT = TEMPLATE_ROOT / "triton"
 BY_CC = {80: "a100", 86: "a10", 90: "h100", 120: "rtx_5090"}

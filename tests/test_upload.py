@@ -15,8 +15,9 @@ from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 from test_builders import generate
 
 import upload
-from generator import hub, parquet
-from generator.card import builder_class
+from generator.hub import client as hub
+from generator.write import parquet
+from generator.write.card import builder_class
 
 TOKEN = "hf_kernelstrainTESTtoken0123456789"
 LFS_THRESHOLD = 4096   # the fake stores bigger files as LFS (sha256), smaller ones as git blobs (blob id)

@@ -13,11 +13,11 @@ import orjson
 import pytest
 import yaml
 
-from generator import stats
+from generator.kernelinfer import stats
 from generator.__main__ import main
-from generator.features import HOLDOUT_FEATURES
-from generator.split import raw_bytes, split_file
-from generator.validate import InputError, validate_paths
+from generator.builder import HOLDOUT_FEATURES
+from generator.check.split import raw_bytes, split_file
+from generator.check.validate import InputError, validate_paths
 from test_schema import session_row, task_row
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -44,7 +44,7 @@ def test_corpus_class_found_at_its_line(name):
 
 
 def test_corpus_covers_every_line_class():
-    from generator.jsonl_lint import KINDS
+    from generator.check.jsonl_lint import KINDS
 
     seen = {kind for items in EXPECTED.values() for _, kind in items}
     assert set(KINDS) <= seen
@@ -222,7 +222,7 @@ def test_seed_failure_reproduced_located_and_repaired(tmp_path):
 
 
 def test_raw_bytes_round_trip_for_invalid_utf8():
-    from generator.split import reject_record
+    from generator.check.split import reject_record
 
     line = b'{"a":"\xff"}\r\n'
     record = json.loads(reject_record(7, line, ["invalid_utf8: ..."]))
@@ -230,7 +230,7 @@ def test_raw_bytes_round_trip_for_invalid_utf8():
 
 
 def test_chunks_are_line_aligned_and_cover_the_file(tmp_path):
-    from generator.rowscan import chunks_of
+    from generator.check.rowscan import chunks_of
 
     path = write_jsonl(tmp_path / "t.jsonl", [task_row(task_id="x" * (i % 50)) for i in range(300)])
     data = path.read_bytes()
@@ -240,7 +240,7 @@ def test_chunks_are_line_aligned_and_cover_the_file(tmp_path):
 
 
 def test_lines_across_reads_and_longer_than_the_buffer(tmp_path):
-    from generator.rowscan import _lines
+    from generator.check.rowscan import _lines
 
     data = b"".join(b"x" * n + b"\n" for n in (0, 3, 40, 1, 17, 100, 5)) + b"no final newline"
     path = tmp_path / "lines.jsonl"
@@ -255,7 +255,7 @@ def test_lines_across_reads_and_longer_than_the_buffer(tmp_path):
 
 
 def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
-    from generator import validate
+    from generator.check import validate
 
     rows = [task_row(task_id=f"t{i}") for i in range(400)]
     rows[5]["gpu"], rows[390]["baseline_ms"] = "v100", 1
@@ -271,7 +271,7 @@ def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
 
 
 def test_card_yaml_against_the_folder(tmp_path):
-    from generator.card import card_metadata
+    from generator.write.card import card_metadata
 
     folder = _folder(tmp_path, [[_session(0)], [_session(1)]])
     meta = card_metadata("kernelinfer")

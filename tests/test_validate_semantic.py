@@ -6,11 +6,11 @@ import copy
 import orjson
 import pytest
 
-from generator import semantic
-from generator.ops import OPS
-from generator.seeding import rng_for
-from generator.tasks import make_task
-from generator.validate import validate_paths
+from generator.check import semantic
+from generator.catalog.ops import OPS
+from generator.sim.seeding import rng_for
+from generator.catalog.tasks import make_task
+from generator.check.validate import validate_paths
 
 
 def _task(op: str = "rmsnorm"):
@@ -19,14 +19,14 @@ def _task(op: str = "rmsnorm"):
 
 @pytest.fixture(scope="module")
 def session() -> dict:
-    from generator.session import simulate_session
+    from generator.kernelinfer.session import simulate_session
 
     return simulate_session(_task(), rng_for(0, "kernelinfer", 0))
 
 
 @pytest.fixture(scope="module")
 def episode() -> dict:
-    from generator.swarm import simulate_episode
+    from generator.kernelswarm.episode import simulate_episode
 
     row = simulate_episode(_task(), "dispatch", rng_for(0, "kernelswarm", 0))
     return {"episode_id": f"rmsnorm_h100_T=1,H=4096_dispatch_{row['num_messages']}", **row}
@@ -106,23 +106,24 @@ def test_a_rule_that_cannot_run_is_a_finding_not_a_crash(session):
 
 def test_every_qa_only_name_is_a_registered_check():
     """The exclusions name real QA checks (a renamed check must not silently come back twice)."""
-    from generator.qa import REGISTRY
+    from generator.check.qa import REGISTRY
 
     semantic.rules_for("session"), semantic.rules_for("episode")
     names = {c.name for checks in REGISTRY.values() for c in checks}
     assert semantic.QA_ONLY <= names
 
 
-# ---------------------------------------------------------------- the shortcuts (generator.qa.shortcut)
+# ---------------------------------------------------------------- the shortcuts (generator.check.qa.shortcut)
 @pytest.fixture(scope="module")
 def episodes() -> list[dict]:
-    from generator.swarm_plan import episode
+    from generator.kernelswarm.plan import episode
 
     return [episode(3, 120, 20, i) for i in range(0, 120, 6)]
 
 
 def test_the_swarm_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes):
-    from generator import qa, qa_swarm
+    from generator.check import qa
+    from generator.kernelswarm import checks as qa_swarm
 
     registered = {c.fn for c in qa.REGISTRY["kernelswarm"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
     assert qa.SHORTCUTS["kernelswarm"].vouches == registered == set(qa_swarm.ROW_CHECKS)
@@ -131,8 +132,8 @@ def test_the_swarm_shortcut_vouches_for_every_row_check_and_passes_real_rows(epi
 
 def test_the_schema_makes_what_the_swarm_shortcut_leans_on(episodes):
     """Each kind's sender roles and fields, and a zero reward on every kind but result and verdict."""
-    from generator.qa_swarm import KIND_ROLES, REQUIRED_FIELDS
-    from generator.schemas import compiled
+    from generator.kernelswarm.checks import KIND_ROLES, REQUIRED_FIELDS
+    from generator.check.schemas import compiled
 
     is_valid = compiled("episode").is_valid
     roles = set().union(*KIND_ROLES.values())
@@ -153,8 +154,8 @@ def test_the_schema_makes_what_the_swarm_shortcut_leans_on(episodes):
 
 def _gated_tags(row: dict) -> list[str]:
     """The variants of the row's op that its GPU cannot run."""
-    from generator.hardware import GPUS
-    from generator.variants import variants_for
+    from generator.catalog.hardware import GPUS
+    from generator.catalog.variants import variants_for
 
     return [v.tag for v in variants_for(row["op"], row["impl"], row["dtype"])
             if not v.requires_for(row["dtype"]) <= GPUS[row["gpu"]].features]
@@ -203,8 +204,8 @@ def _shortcut_is_never_lenient(dataset: str, schema: str, rows: list[dict], muta
     shortcut says no (or raises) too. Returns how many mutants failed a check."""
     import numpy as np
 
-    from generator.qa import SHORTCUTS
-    from generator.schemas import compiled
+    from generator.check.qa import SHORTCUTS
+    from generator.check.schemas import compiled
 
     def fails(check, row) -> bool:
         try:
@@ -231,7 +232,7 @@ def test_the_swarm_shortcut_never_passes_a_row_a_check_fails(episodes):
 
 @pytest.fixture(scope="module")
 def sessions(session) -> list[dict]:
-    from generator.session import simulate_session
+    from generator.kernelinfer.session import simulate_session
 
     tasks = [make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
              for op, impl, gpu in (("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "h100"),
@@ -272,7 +273,7 @@ def _session_mutant(row: dict, rng) -> dict:
 
 
 def test_the_session_shortcut_vouches_for_every_row_check_and_passes_real_rows(sessions):
-    from generator import qa
+    from generator.check import qa
 
     registered = {c.fn for c in qa.REGISTRY["kernelinfer"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
     assert qa.SHORTCUTS["kernelinfer"].vouches == registered

@@ -3,10 +3,10 @@ import re
 
 import pytest
 
-from generator.hardware import GPUS
-from generator.ops import DTYPES, OPS
-from generator.tasks import make_task
-from generator.variants import (KERNEL_CLASSES, VARIANTS, check_params, launch_limits, legal_on, variant,
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import DTYPES, OPS
+from generator.catalog.tasks import make_task
+from generator.catalog.variants import (KERNEL_CLASSES, VARIANTS, check_params, launch_limits, legal_on, variant,
                                 variants_for)
 
 # Arch rules from DESIGN.md "Realism rules", stated independently of hardware.py's feature sets.
@@ -120,7 +120,7 @@ def test_register_and_thread_limits_fail_somewhere():
 
 
 def test_the_docstring_table_lists_every_variant_with_its_params():
-    import generator.variants as mod
+    import generator.catalog.variants as mod
     doc = mod.__doc__
     for v in VARIANTS:
         assert re.search(rf"\b{v.level} {v.tag} +{' '.join(v.params)}(\s|$)", doc), (v.kernel_class, v.tag)

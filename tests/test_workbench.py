@@ -2,7 +2,7 @@
 import math
 import random
 
-from generator.workbench import sig
+from generator.sim.workbench import sig
 
 
 def test_sig_gives_the_text_of_a_g_format_with_that_many_digits():

@@ -67,8 +67,8 @@ def _bound(task, variant, root: Path) -> tuple[templating.Bound, bool, str, str]
     """The variant's template (and op snippet) bound to everything about the task, leaving the tuned
     parameters open; whether a slot other than TUNED_CONSTANTS is left (most templates have none); the source's
     file name and compile arch."""
-    from generator.hardware import GPUS
-    from generator.ops import OPS
+    from generator.catalog.hardware import GPUS
+    from generator.catalog.ops import OPS
 
     gpu, op, lang = GPUS[task.gpu], OPS[task.op], task.impl
     arch = compile_arch(gpu, variant.requires_for(task.dtype))

@@ -20,10 +20,10 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable, Mapping
 
-from generator.hardware import GPUS, has
+from generator.catalog.hardware import GPUS, has
 from generator.kernels import Source, full_params
-from generator.seeding import below, word32
-from generator.variants import launch_limits
+from generator.sim.seeding import below, word32
+from generator.catalog.variants import launch_limits
 
 FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",

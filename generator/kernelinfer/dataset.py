@@ -1,15 +1,16 @@
 """`python -m generator kernelinfer`: write the kernelinfer dataset folder (defaults = the seed's scale).
 
 The command itself is the shared `dataset_cli` runner; this module supplies what is kernelinfer's own: one
-session per training task of the seed's split, the holdout rows, stats and QA (registered in `generator.qa`).
+session per training task of the seed's split, the holdout rows, stats and QA (registered in `generator.check.qa`).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from generator import dataset_cli, stats
-from generator.seeding import rng_for
-from generator.tasks import split_tasks
+from generator.write import generate as dataset_cli
+from generator.kernelinfer import stats
+from generator.sim.seeding import rng_for
+from generator.catalog.tasks import split_tasks
 
 DATASET = "kernelinfer"
 DEFAULT_SESSIONS = 1899
@@ -24,7 +25,7 @@ def split(seed: int, sessions: int, holdout: int):
 
 def rows_for_shard(seed: int, sessions: int, holdout: int, shard: int):
     """Rows of one shard: session i is simulated for training task i with row i's own generator."""
-    from generator.session import simulate_session
+    from generator.kernelinfer.session import simulate_session
 
     train = split(seed, sessions, holdout).train
     for i in range(shard * dataset_cli.SHARD_SIZE, min((shard + 1) * dataset_cli.SHARD_SIZE, sessions)):
@@ -32,14 +33,14 @@ def rows_for_shard(seed: int, sessions: int, holdout: int, shard: int):
 
 
 def holdout_rows(seed: int, sessions: int, holdout: int) -> list[dict]:
-    from generator.session import holdout_row
+    from generator.kernelinfer.session import holdout_row
 
     return [holdout_row(t) for t in split(seed, sessions, holdout).holdout]
 
 
 SPEC = dataset_cli.DatasetSpec(
     name=DATASET, count_flag="sessions", default_rows=DEFAULT_SESSIONS, default_holdout=DEFAULT_HOLDOUT,
-    merged_name="sessions.jsonl", id_field="session_id", total_key="total_steps", qa_module="generator.qa",
+    merged_name="sessions.jsonl", id_field="session_id", total_key="total_steps", qa_module="generator.check.qa",
     rows_for_shard=rows_for_shard, holdout_rows=holdout_rows, shard_stats=stats.shard_stats,
     combine_stats=stats.combine)
 

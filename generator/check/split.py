@@ -15,8 +15,8 @@ from pathlib import Path
 
 import orjson
 
-from generator.crossfile import CrossFile
-from generator.rowscan import Chunk, Scan, scan_lines
+from generator.check.crossfile import CrossFile
+from generator.check.rowscan import Chunk, Scan, scan_lines
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def raw_bytes(record: dict) -> bytes:
 
 
 def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = None, semantic: bool = True) -> SplitResult:
-    from generator.validate import InputError
+    from generator.check.validate import InputError
 
     src, good, rejects = Path(src), Path(good), Path(rejects)
     if not src.is_file():

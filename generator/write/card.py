@@ -11,7 +11,7 @@ import importlib
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from generator.features import HOLDOUT_CONFIG, KernelstrainBuilder
+from generator.builder import HOLDOUT_CONFIG, KernelstrainBuilder
 
 DATASETS = ("kernelinfer", "kernelswarm")
 TASK_CATEGORIES = ["text-generation"]
@@ -48,7 +48,7 @@ def data_files(dataset: str, data_format: str = "jsonl") -> dict[str, dict[str, 
         if data_format == "jsonl":
             out[config.name] = {split: builder.pattern_for(config.name)}
         elif data_format == "parquet":
-            from generator.parquet import shard_pattern
+            from generator.write.parquet import shard_pattern
 
             out[config.name] = {split: shard_pattern(config.name, split)}
         else:
@@ -140,7 +140,7 @@ of kernels, driver/toolkit version differences, thermal and clock behaviour, and
 
 
 def _scope() -> str:
-    from generator.ops import OPS
+    from generator.catalog.ops import OPS
 
     families: dict[str, list[str]] = {}
     for op in OPS.values():
@@ -154,7 +154,7 @@ def _scope() -> str:
 
 
 def _hardware() -> str:
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
 
     rows = [
         f"| `{g.name}` | {g.display} | `{g.arch}` | {g.dram_gbps:g} GB/s | {', '.join(sorted(g.features)) or '-'} |"

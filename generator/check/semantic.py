@@ -1,12 +1,12 @@
 """Cross-field rules of the row formats, for any file: the invariants a schema cannot express.
 
 The dataset invariants (step and message counts, timestamps, best and speedup, kept flags, rewards recomputed,
-times >= roofline, arch gating) are written once, as the row checks of `generator.qa`'s registry, which the
+times >= roofline, arch gating) are written once, as the row checks of `generator.check.qa`'s registry, which the
 writers run per batch; `check` runs the same functions on one row of any file, so a downloaded or hand-edited
 file is held to exactly what generation guarantees. Rules every task-bearing row shares (the task exists in the
 catalog; the naive baseline is not faster than the roofline) live here.
 
-A dataset may register a shortcut through its checks (`generator.qa.shortcut`): one pass over a row that says
+A dataset may register a shortcut through its checks (`generator.check.qa.shortcut`): one pass over a row that says
 yes for nearly every row, instead of one pass per check. Only where it says no do the checks run, so every
 message still comes from the check itself.
 
@@ -20,10 +20,10 @@ import functools
 import importlib
 from typing import Callable, NamedTuple
 
-from generator import qa
+from generator.check import qa
 
-# schema -> (QA dataset name, module that registers its checks in generator.qa.REGISTRY)
-QA_DATASETS = {"session": ("kernelinfer", "generator.qa"), "episode": ("kernelswarm", "generator.qa_swarm")}
+# schema -> (QA dataset name, module that registers its checks in generator.check.qa.REGISTRY)
+QA_DATASETS = {"session": ("kernelinfer", "generator.check.qa"), "episode": ("kernelswarm", "generator.kernelswarm.checks")}
 QA_ONLY = frozenset({
     "number_types",          # = schemas.number_problems
     "arch_matches_gpu",      # = the schema's gpu -> arch rule
@@ -36,7 +36,7 @@ Rule = tuple[str, Callable[[dict], "str | None"]]   # (name, row -> problem or N
 
 
 class Rules(NamedTuple):
-    """The rules of one schema, and the dataset's shortcut (see `generator.qa.shortcut`), if it has one: when
+    """The rules of one schema, and the dataset's shortcut (see `generator.check.qa.shortcut`), if it has one: when
     the shortcut says yes, only the rules it does not vouch for still run."""
 
     all: tuple[Rule, ...]
@@ -95,7 +95,7 @@ def _rules(schema: str, checks: tuple, shortcut: qa.Shortcut | None) -> Rules:
 
 def task_in_catalog(row: dict) -> str | None:
     """The op exists, offers this impl and dtype, and the shape is one of the op's own shapes."""
-    from generator.ops import OPS
+    from generator.catalog.ops import OPS
 
     op = OPS.get(row["op"])
     if op is None:

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import orjson
 
-from generator import schemas, semantic as semantic_rules
-from generator.cardcheck import card_problems
-from generator.crossfile import CrossFile
-from generator.io import default_workers
-from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
+from generator.check import schemas, semantic as semantic_rules
+from generator.check.cardcheck import card_problems
+from generator.check.crossfile import CrossFile
+from generator.write.writer import default_workers
+from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
 
 MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}
@@ -371,7 +371,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_split(args: argparse.Namespace) -> int:
-    from generator.split import split_file
+    from generator.check.split import split_file
 
     if not (args.split and args.good and args.rejects) or args.paths:
         raise InputError("--split SRC needs --good OUT and --rejects REJ, and no other PATH")

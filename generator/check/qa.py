@@ -207,7 +207,7 @@ def _attempts(row):
 
 @check(KI, "arch_matches_gpu", "arch is the GPU's arch")
 def _arch(row):
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
     if row["arch"] != GPUS[row["gpu"]].arch:
         return f"arch {row['arch']} is not {row['gpu']}'s {GPUS[row['gpu']].arch}"
 
@@ -215,7 +215,7 @@ def _arch(row):
 @lru_cache(maxsize=None)
 def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
     """The hardware features variant `tag` of (op, impl) needs for `dtype` (both datasets' arch-gating checks)."""
-    from generator.variants import variants_for
+    from generator.catalog.variants import variants_for
     for v in variants_for(op, impl, dtype):
         if v.tag == tag:
             return frozenset(v.requires_for(dtype))
@@ -226,15 +226,15 @@ def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
 def gpu_lacks(op: str, impl: str, dtype: str, gpu: str) -> dict[str, frozenset]:
     """Variant tag -> the features it needs for `dtype` that `gpu` lacks, for every variant of (op, impl): the
     shortcuts' arch gating in one lookup per step (an unknown tag is a KeyError where `variant_requires` raises)."""
-    from generator.hardware import GPUS
-    from generator.variants import variants_for
+    from generator.catalog.hardware import GPUS
+    from generator.catalog.variants import variants_for
     have = GPUS[gpu].features
     return {v.tag: variant_requires(op, impl, v.tag, dtype) - have for v in variants_for(op, impl, dtype)}
 
 
 @check(KI, "arch_gating", "no ok step uses a variant whose hardware features the GPU lacks")
 def _arch_gating(row):
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
     features = GPUS[row["gpu"]].features
     for t in row["trace"]:
         if t["status"] == "ok":

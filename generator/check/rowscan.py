@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from generator import jsonl_lint, semantic
-from generator.schemas import ID_FIELDS, compiled
+from generator.check import jsonl_lint, semantic
+from generator.check.schemas import ID_FIELDS, compiled
 
 READ_BUFFER = 2 << 20
 

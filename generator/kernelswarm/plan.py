@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from generator.ops import shape_label
-from generator.seeding import rng_for, rng_for_purpose
-from generator.swarm import SCENARIOS, simulate_episode
-from generator.tasks import Task, split_tasks
+from generator.catalog.ops import shape_label
+from generator.sim.seeding import rng_for, rng_for_purpose
+from generator.kernelswarm.episode import SCENARIOS, simulate_episode
+from generator.catalog.tasks import Task, split_tasks
 
 DATASET = "kernelswarm"
 SWARM_IMPLS = {

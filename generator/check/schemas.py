@@ -27,7 +27,7 @@ except ImportError:  # optional accelerator
     jsonschema_rs = None
     import fastjsonschema
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
 NAMES = ("session", "episode", "task", "stats")
 ID_FIELDS = {"session": "session_id", "episode": "episode_id", "task": "task_id"}
 

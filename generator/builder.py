@@ -18,8 +18,8 @@ from datasets.builder import Key
 from datasets.data_files import DataFilesDict
 from datasets.utils.file_utils import xopen
 
-from generator.dataset_cli import HOLDOUT_FILE, SHARD_SIZE  # the writer's layout, read back here
-from generator.io import SHARD_DIR
+from generator.write.generate import HOLDOUT_FILE, SHARD_SIZE  # the writer's layout, read back here
+from generator.write.writer import SHARD_DIR
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"

@@ -16,8 +16,8 @@ from typing import Callable, Iterable
 
 import orjson
 
-from generator import qa
-from generator.io import OutputError, default_workers, write_dataset
+from generator.check import qa
+from generator.write.writer import OutputError, default_workers, write_dataset
 
 SHARD_SIZE = 100
 HOLDOUT_FILE = "tasks_holdout.jsonl"
@@ -98,7 +98,7 @@ def cross_shard_problems(spec: DatasetSpec, results: list[dict], holdout_rows: l
 
 def _extra_files(spec: DatasetSpec, options: dict, holdout_rows: list[dict], problems: list[str]):
     def build(results: list[dict], data_bytes: int) -> dict[str, bytes]:
-        from generator.card import render_card
+        from generator.write.card import render_card
 
         problems.extend(cross_shard_problems(spec, results, holdout_rows))
         for res in results:
@@ -117,7 +117,7 @@ def _extra_files(spec: DatasetSpec, options: dict, holdout_rows: list[dict], pro
 def _finalize(problems: list[str], jobs: int):
     """The finished folder through the validator, over as many processes as the shards were made with."""
     def check(folder: Path) -> list[str]:
-        from generator.validate import validate_paths
+        from generator.check.validate import validate_paths
 
         report = validate_paths([folder], jobs=jobs)
         return problems + [f"{f.path}:{f.line}: {f.message}" if f.line else f"{f.path}: {f.message}"

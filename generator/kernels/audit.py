@@ -124,7 +124,7 @@ def _strip_ptx_where(line: str) -> str:
 # ---- catalog sampling ------------------------------------------------------------------------------------
 
 def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
-    from generator.variants import launch_limits
+    from generator.catalog.variants import launch_limits
 
     combos = variant.all_params()
     if want_fail:   # over the limit with the smallest tiles (compile time grows with tile size), then least smem
@@ -141,11 +141,11 @@ def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
 
 def catalog_candidates(n: int, seed: int) -> list[Candidate]:
     """A stratified sample: strata (op, impl, arch, outcome kind), visited kind by kind, wide coverage first."""
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
     from generator.kernels import render
     from generator.kernels.faults import expect_clean, inject
-    from generator.tasks import all_tasks
-    from generator.variants import legal_on, variants_for
+    from generator.catalog.tasks import all_tasks
+    from generator.catalog.variants import legal_on, variants_for
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7301]))
     tasks: dict[tuple, object] = {}
@@ -199,7 +199,7 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
 
 
 def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candidate | None:
-    from generator.variants import launch_limits
+    from generator.catalog.variants import launch_limits
 
     want_fail = kind in ("dyn_smem_over_cap", "triton_out_of_resources")
     params = v.default_params()
@@ -262,7 +262,7 @@ def expected_from_feedback(status: str, text: str) -> Expected:
 
 def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
     """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
 
     files = sorted((folder / "batches").glob("*.jsonl")) or [folder / "sessions.jsonl"]
     if not files[0].is_file():

@@ -1,7 +1,7 @@
 """Mechanical QA of kernelswarm episodes: the invariants the episode format promises, recomputed per row.
 
-Registered in `generator.qa`'s registry under "kernelswarm", so the writer runs them per batch and the validator
-(`generator.semantic`) runs them on any episode file. Every number is recomputed from the episode's own
+Registered in `generator.check.qa`'s registry under "kernelswarm", so the writer runs them per batch and the validator
+(`generator.check.semantic`) runs them on any episode file. Every number is recomputed from the episode's own
 messages: rewards from the shared best at each result, agent tallies from candidates and results, the best time
 from the kept results.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 import re
 
-from generator.qa import check, gpu_lacks, shortcut, variant_requires
-from generator.rewards import result_reward, verdict_reward
-from generator.swarm import HOURS_RANGE, SCENARIOS
+from generator.check.qa import check, gpu_lacks, shortcut, variant_requires
+from generator.sim.rewards import result_reward, verdict_reward
+from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
 
 KS = "kernelswarm"
 _SPEEDUP_RTOL = 2e-3
@@ -176,7 +176,7 @@ def _physics(row):
 
 @check(KS, "arch_gating", "no variant passes on a GPU that lacks a feature it needs")
 def _arch_gating(row):
-    from generator.hardware import GPUS
+    from generator.catalog.hardware import GPUS
 
     have = GPUS[row["gpu"]].features
     for m in _results(row):

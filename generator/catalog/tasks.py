@@ -12,7 +12,7 @@ from typing import Iterable
 
 from .hardware import GPUS
 from .ops import OPS, shape_label
-from .seeding import rng_for_purpose
+from generator.sim.seeding import rng_for_purpose
 from .variants import legal_on, variants_for
 
 

@@ -17,11 +17,11 @@ from operator import itemgetter
 
 import numpy as np
 
-from generator import clock, rewards
-from generator.feedback import result_line
-from generator.ops import shape_label
-from generator.seeding import below, word32
-from generator.workbench import EDIT_FAULTS, Outcome, sig, workbench
+from generator.sim import clock, rewards
+from generator.sim.feedback import result_line
+from generator.catalog.ops import shape_label
+from generator.sim.seeding import below, word32
+from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
 
 SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
                                          "campaign": (5, 20)}

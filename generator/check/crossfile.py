@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from generator.rowscan import Problem, Record
-from generator.schemas import ID_FIELDS, compiled, json_path
+from generator.check.rowscan import Problem, Record
+from generator.check.schemas import ID_FIELDS, compiled, json_path
 
 TRAINING_SCHEMAS = ("session", "episode")
 

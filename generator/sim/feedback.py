@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from generator import perf
-from generator.hardware import GPUS
+from generator.catalog import perf
+from generator.catalog.hardware import GPUS
 
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
 TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),

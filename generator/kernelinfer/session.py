@@ -15,11 +15,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator import clock, feedback, workbench
-from generator.hardware import FEATURES, GPUS
-from generator.seeding import below, word32
-from generator.variants import launch_limits
-from generator.workbench import EDIT_FAULTS, Outcome, Workbench, sig
+from generator.sim import clock, feedback, workbench
+from generator.catalog.hardware import FEATURES, GPUS
+from generator.sim.seeding import below, word32
+from generator.catalog.variants import launch_limits
+from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0

@@ -1,9 +1,10 @@
 """`python -m generator kernelswarm`: write the kernelswarm dataset folder (defaults = the seed's scale)."""
 from __future__ import annotations
 
-from generator import dataset_cli, swarm_stats
-from generator.session import holdout_row
-from generator.swarm_plan import episode, plan
+from generator.write import generate as dataset_cli
+from generator.kernelswarm import stats as swarm_stats
+from generator.kernelinfer.session import holdout_row
+from generator.kernelswarm.plan import episode, plan
 
 DEFAULT_EPISODES = 2400
 DEFAULT_HOLDOUT = 100
@@ -23,7 +24,7 @@ def holdout_rows(seed: int, episodes: int, holdout: int) -> list[dict]:
 SPEC = dataset_cli.DatasetSpec(
     name="kernelswarm", count_flag="episodes", default_rows=DEFAULT_EPISODES, default_holdout=DEFAULT_HOLDOUT,
     merged_name="episodes.jsonl", id_field="episode_id", total_key="total_messages",
-    qa_module="generator.qa_swarm", rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
+    qa_module="generator.kernelswarm.checks", rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
     shard_stats=swarm_stats.shard_stats, combine_stats=swarm_stats.combine)
 
 

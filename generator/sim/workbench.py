@@ -11,13 +11,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator import feedback, perf
-from generator.hardware import GPUS
+from generator.sim import feedback
+from generator.catalog import perf
+from generator.catalog.hardware import GPUS
 from generator.kernels import Source, render
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import Expected, NoFaultSite, expect_clean
-from generator.ops import OPS
-from generator.variants import legal_on, variants_for
+from generator.catalog.ops import OPS
+from generator.catalog.variants import legal_on, variants_for
 
 TIME_DIGITS = 5                      # significant digits of every *_ms field
 NOISE_SIGMA = 0.015                  # benchmark run-to-run noise (lognormal)

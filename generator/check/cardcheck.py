@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from generator import schemas
+from generator.check import schemas
 
 CARD = "README.md"
 

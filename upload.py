@@ -20,12 +20,13 @@ from typing import Callable
 import orjson
 
 from generator.hub import client as hub
-from generator.write.card import builder_class, builder_module, render_card
-from generator.builder import HOLDOUT_FILE
+from generator.dataset import Dataset
+from generator.layout import HOLDOUT_FILE, STATS_FILE
+from generator.registry import DATASETS
+from generator.write.card import render_card
 from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
-MERGED = {"sessions.jsonl": "kernelinfer", "episodes.jsonl": "kernelswarm"}
 DATA_DIRS = ("batches", "qa_reports")
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
@@ -68,11 +69,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def dataset_of(folder: Path) -> str:
+def dataset_of(folder: Path) -> Dataset:
     """Which dataset a folder holds, from its merged file (sessions.jsonl or episodes.jsonl)."""
-    found = [name for merged, name in MERGED.items() if (folder / merged).is_file()]
+    found = [d for d in DATASETS.values() if (folder / d.merged_file).is_file()]
     if len(found) != 1:
-        raise UsageError(f"{folder}: not a generated dataset folder (expected exactly one of {', '.join(MERGED)})")
+        merged = ", ".join(d.merged_file for d in DATASETS.values())
+        raise UsageError(f"{folder}: not a generated dataset folder (expected exactly one of {merged})")
     return found[0]
 
 
@@ -92,15 +94,14 @@ def validate(folder: Path) -> bool:
     return False
 
 
-def stage(folder: Path, dataset: str, out: Path, data_format: str) -> None:
+def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
     """Assemble the Hub-ready folder at `out` (must not exist; built under a temporary name, then renamed).
 
     Never copies a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
-    module, builder = builder_module(dataset), builder_class(dataset)
     work = out.with_name(f".{out.name}.partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    files = [module.MERGED_FILE, HOLDOUT_FILE, "stats.json"]
+    files = [dataset.merged_file, HOLDOUT_FILE, STATS_FILE]
     files += [p.relative_to(folder).as_posix() for d in DATA_DIRS for p in sorted((folder / d).glob("*")) if p.is_file()]
     for rel in files:
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -109,18 +110,16 @@ def stage(folder: Path, dataset: str, out: Path, data_format: str) -> None:
     for schema in sorted(SCHEMA_DIR.glob("*.schema.json")):
         shutil.copyfile(schema, work / "schema" / schema.name)
     if data_format == "parquet":
-        for config in builder.BUILDER_CONFIGS:
-            pattern = builder.pattern_for(config.name)
-            write_parquet_shards(sorted(work.glob(pattern)), work, config.name, builder.split_for(config.name),
-                                 builder.features_for(config.name))
-    stats = orjson.loads((folder / "stats.json").read_bytes())
+        for config in dataset.configs:
+            write_parquet_shards(sorted(work.glob(config.pattern)), work, config.name, config.split, config.features)
+    stats = orjson.loads((folder / STATS_FILE).read_bytes())
     (work / hub.CARD).write_text(render_card(dataset, stats, data_format=data_format), encoding="utf-8")
     work.rename(out)
 
 
-def managed(dataset: str) -> Callable[[str], bool]:
+def managed(dataset: Dataset) -> Callable[[str], bool]:
     """Remote paths the stage owns: stale ones (e.g. a shard of an earlier, larger run) are deleted."""
-    names = {builder_module(dataset).MERGED_FILE, HOLDOUT_FILE, "stats.json", hub.CARD}
+    names = {dataset.merged_file, HOLDOUT_FILE, STATS_FILE, hub.CARD}
     prefixes = tuple(f"{d}/" for d in (*DATA_DIRS, PARQUET_DIR, "schema"))
     return lambda path: path in names or path.startswith(prefixes)
 
@@ -149,9 +148,9 @@ def run(args: argparse.Namespace, api_factory, token: str | None, sleep: Callabl
     if not args.dry_run and not token:
         raise hub.HubError("no Hub token: set HF_TOKEN or run `hf auth login`", hub.EXIT_TOKEN)
     with tempfile.TemporaryDirectory(prefix="kernelstrain-stage-") as tmp:
-        stage_dir = args.stage_dir or Path(tmp) / dataset
+        stage_dir = args.stage_dir or Path(tmp) / dataset.name
         stage(folder, dataset, stage_dir, args.format)
-        print(f"staged {dataset} ({args.format}) in {stage_dir}")
+        print(f"staged {dataset.name} ({args.format}) in {stage_dir}")
         api = api_factory(token=token)
         local = hub.local_files(stage_dir)
         if args.dry_run:
@@ -171,7 +170,7 @@ def run(args: argparse.Namespace, api_factory, token: str | None, sleep: Callabl
         plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, sleep=sleep), managed(dataset))
         print_plan(plan)
         urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
-                        message=args.commit_message or f"Upload {dataset}", sleep=sleep, log=print)
+                        message=args.commit_message or f"Upload {dataset.name}", sleep=sleep, log=print)
         print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
     return 0
 

@@ -18,4 +18,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args, workdir: Path) -> None:
-    run_bench(ki.SPEC, workdir, gen=args.ki_gen, small=args.ki_small, full=args.ki_full, profile=args.ki_profile)
+    run_bench(ki.KERNELINFER, workdir, gen=args.ki_gen, small=args.ki_small, full=args.ki_full, profile=args.ki_profile)

@@ -17,4 +17,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args, workdir: Path) -> None:
-    run_bench(ks.SPEC, workdir, gen=args.ks_gen, small=args.ks_small, full=args.ks_full, profile=args.ks_profile)
+    run_bench(ks.KERNELSWARM, workdir, gen=args.ks_gen, small=args.ks_small, full=args.ks_full, profile=args.ks_profile)

@@ -14,7 +14,8 @@ from typing import NamedTuple
 import orjson
 
 from common import Run, row, run_cli
-from generator.write.generate import SHARD_SIZE, DatasetSpec
+from generator.dataset import Dataset
+from generator.layout import SHARD_SIZE
 from generator.write.writer import shard_name, write_shard
 
 
@@ -31,7 +32,7 @@ def _since(start: Timing) -> Timing:
     return Timing(time.perf_counter() - start.wall_s, time.process_time() - start.cpu_s)
 
 
-def _generation(spec: DatasetSpec, n: int, workdir: Path, profile: bool) -> tuple[Timing, Timing, float, int]:
+def _generation(spec: Dataset, n: int, workdir: Path, profile: bool) -> tuple[Timing, Timing, float, int]:
     """(wall, CPU) to simulate+serialize+write n rows, (wall, CPU) to re-serialize+write the same rows, seconds to
     serialize them alone (orjson with nothing written), bytes.
 
@@ -73,14 +74,14 @@ def _plus(a: Timing, b: Timing) -> Timing:
     return Timing(a.wall_s + b.wall_s, a.cpu_s + b.cpu_s)
 
 
-def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
+def _cli_pair(spec: Dataset, workdir: Path, count: int) -> tuple[Run, Run]:
     """The CLI at `count` rows with --num-proc 1 and 2: wall times, peak RSS, and the speed-up line (with the byte
     identity of what they wrote)."""
     unit = spec.count_flag
     runs = tuple(run_cli(spec.name, "--out", str(workdir / f"{count}_p{p}"), f"--{unit}", str(count),
                          "--num-proc", str(p)) for p in (1, 2))
     same = all((workdir / f"{count}_p1" / f).read_bytes() == (workdir / f"{count}_p2" / f).read_bytes()
-               for f in (spec.merged_name, "stats.json", "README.md", "tasks_holdout.jsonl"))
+               for f in (spec.merged_file, "stats.json", "README.md", "tasks_holdout.jsonl"))
     for p, run in zip((1, 2), runs, strict=True):
         print(row(f"CLI end to end, {count} {unit}, --num-proc {p}", run.wall_s, "s"))
     print(row(f"speed-up from --num-proc 2, {count} {unit}", runs[0].wall_s / runs[1].wall_s, "x",
@@ -88,7 +89,7 @@ def _cli_pair(spec: DatasetSpec, workdir: Path, count: int) -> tuple[Run, Run]:
     return runs
 
 
-def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: int, profile: bool) -> None:
+def run_bench(spec: Dataset, workdir: Path, *, gen: int, small: int, full: int, profile: bool) -> None:
     unit = spec.count_flag
     gen_t, ser_t, dumps_s, size = _generation(spec, gen, workdir, profile)
     mb = size / 1e6
@@ -101,7 +102,7 @@ def run_bench(spec: DatasetSpec, workdir: Path, *, gen: int, small: int, full: i
     print(row(f"peak RSS, {small} {unit}", small_run.peak_rss_mb, "MB"))
     if full:
         big = _cli_pair(spec, workdir, full)[0]
-        full_mb = (workdir / f"{full}_p1" / spec.merged_name).stat().st_size / 1e6
+        full_mb = (workdir / f"{full}_p1" / spec.merged_file).stat().st_size / 1e6
         print(row(f"CLI end to end throughput, {full} {unit} ({full_mb:.0f} MB)", full_mb / big.wall_s, "MB/s"))
         print(row(f"peak RSS, {full} {unit}", big.peak_rss_mb, "MB"))
         print(row("peak RSS ratio full / small", big.peak_rss_mb / small_run.peak_rss_mb, "x", "target <= 1.5"))

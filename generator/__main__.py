@@ -1,36 +1,39 @@
-"""`python -m generator COMMAND ...`: one entry point, one module per command.
+"""`python -m generator COMMAND ...` (or the `kernelstrain` console script): one entry point for every command.
 
-Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit code). Modules are
-imported only when their command runs, so `catalog` stays fast and a broken optional part cannot break
-the others.
+Each dataset in `generator.registry` is a generation command of its own (`kernelinfer`, `kernelswarm`); the
+tools (`catalog`, `validate`, `audit-compile`) are modules with `add_arguments(parser)` and `run(args) -> int`.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
+import functools
 import sys
 
-COMMANDS = {
-    "catalog": ("generator.catalog.table", "print the GPU and op catalog with roofline times"),
-    "kernelinfer": ("generator.kernelinfer.dataset", "generate the kernelinfer dataset folder"),
-    "kernelswarm": ("generator.kernelswarm.dataset", "generate the kernelswarm dataset folder"),
-    "validate": ("generator.check.validate", "validate JSONL files or generated dataset folders"),
-    "audit-compile": ("generator.kernels.audit", "compile a sample of kernels with real nvcc/Triton"),
+from generator.catalog import table
+from generator.check import validate
+from generator.kernels import audit
+from generator.registry import DATASETS
+from generator.write import generate
+
+TOOLS = {
+    "catalog": (table, "print the GPU and op catalog with roofline times"),
+    "validate": (validate, "validate JSONL files or generated dataset folders"),
+    "audit-compile": (audit, "compile a sample of kernels with real nvcc/Triton"),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    argv = sys.argv[1:] if argv is None else argv
-    chosen = next((a for a in argv if not a.startswith("-")), None)
-    for name, (module_name, help_text) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text)
-        if name == chosen:
-            module = importlib.import_module(module_name)
-            module.add_arguments(command_parser)
-            command_parser.set_defaults(_run=module.run)
-    args = parser.parse_args(argv)
+    for name, dataset in DATASETS.items():
+        command = sub.add_parser(name, help=f"generate the {name} dataset folder")
+        generate.add_arguments(dataset, command)
+        command.set_defaults(_run=functools.partial(generate.run, dataset))
+    for name, (module, help_text) in TOOLS.items():
+        command = sub.add_parser(name, help=help_text)
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     return int(args._run(args) or 0)
 
 

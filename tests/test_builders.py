@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import datasets
@@ -14,26 +12,10 @@ from datasets import Json, List, Value
 import kernelinfer
 import kernelswarm
 from generator.check import schemas
-from generator.write.card import builder_class, render_card
+from generator.kernelinfer.dataset import KERNELINFER
+from generator.write.card import render_card
 
-ROOT = Path(__file__).resolve().parent.parent
-DATASETS = {"kernelinfer": ("sessions", "session"), "kernelswarm": ("episodes", "episode")}
-GEN_ROWS, GEN_HOLDOUT, SEED = 30, 10, 3
-
-
-def generate(dataset: str, out: Path, *, seed: int = SEED) -> Path:
-    """A real generated folder, via the CLI exactly as a user runs it."""
-    unit = {"kernelinfer": "--sessions", "kernelswarm": "--episodes"}[dataset]
-    subprocess.run([sys.executable, "-m", "generator", dataset, "--out", str(out), "--seed", str(seed),
-                    unit, str(GEN_ROWS), "--holdout", str(GEN_HOLDOUT)], check=True, cwd=ROOT,
-                   capture_output=True)
-    return out
-
-
-@pytest.fixture(scope="module", params=sorted(DATASETS))
-def folder(request, tmp_path_factory) -> tuple[str, Path]:
-    dataset = request.param
-    return dataset, generate(dataset, tmp_path_factory.mktemp(dataset) / dataset)
+GEN_ROWS, GEN_HOLDOUT, SEED = 30, 10, 3   # the conftest folders' options
 
 
 def rows_of(ds) -> list[dict]:
@@ -85,13 +67,13 @@ def feature_type(feature):
     return {k: feature_type(v) for k, v in feature.items()}
 
 
-@pytest.mark.parametrize("module,config,schema", [
-    (kernelinfer, "sessions", "session"), (kernelinfer, "holdout", "task"),
-    (kernelswarm, "episodes", "episode"), (kernelswarm, "holdout", "task"),
+@pytest.mark.parametrize("builder,config,schema", [
+    (kernelinfer.KernelInfer, "sessions", "session"), (kernelinfer.KernelInfer, "holdout", "task"),
+    (kernelswarm.KernelSwarm, "episodes", "episode"), (kernelswarm.KernelSwarm, "holdout", "task"),
 ])
-def test_features_match_json_schema(module, config, schema):
+def test_features_match_json_schema(builder, config, schema):
     doc = schemas.load(schema)
-    features = builder_class(module.DATASET).features_for(config)
+    features = builder.DATASET.config(config).features
     assert feature_type(features) == schema_type(doc, doc)
 
 
@@ -109,7 +91,7 @@ def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
     for i, row in enumerate([first, second]):
         (tmp_path / "batches" / f"batch_{i:03d}.jsonl").write_bytes(orjson.dumps(row) + b"\n")
     (tmp_path / "tasks_holdout.jsonl").write_bytes(b"")
-    (tmp_path / "README.md").write_text(render_card("kernelinfer", {}), encoding="utf-8")
+    (tmp_path / "README.md").write_text(render_card(KERNELINFER, {}), encoding="utf-8")
     for streaming in (False, True):
         got = list(datasets.load_dataset(str(tmp_path), "sessions", split="train", streaming=streaming))
         assert [r["shape"] for r in got] == [first["shape"], second["shape"]]
@@ -120,29 +102,29 @@ def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
 
 # --- generated folders -----------------------------------------------------------------------------------------
 
-def test_every_config_loads_with_builder_features(folder, tmp_path):
-    dataset, path = folder
-    builder = builder_class(dataset)
+def test_every_config_loads_with_builder_features(folder, builders, tmp_path):
+    dataset, path = folder.name, folder
+    builder = builders[dataset]
     for config in builder.BUILDER_CONFIGS:
         expected = builder(config_name=config.name).info.features
         b = builder(config_name=config.name, data_dir=str(path), cache_dir=str(tmp_path / "cache"))
         b.download_and_prepare()
-        built = b.as_dataset(split=builder.split_for(config.name))
-        loaded = datasets.load_dataset(str(path), config.name, split=builder.split_for(config.name),
+        built = b.as_dataset(split=builder.DATASET.config(config.name).split)
+        loaded = datasets.load_dataset(str(path), config.name, split=builder.DATASET.config(config.name).split,
                                        cache_dir=str(tmp_path / "hf"))
-        streamed = datasets.load_dataset(str(path), config.name, split=builder.split_for(config.name), streaming=True)
+        streamed = datasets.load_dataset(str(path), config.name, split=builder.DATASET.config(config.name).split, streaming=True)
         assert built.features == loaded.features == streamed.features == expected
         assert rows_of(loaded) == rows_of(built) == rows_of(streamed)
         for row in rows_of(loaded):
             assert isinstance(row["shape"], dict) and row["shape"]
-        raw = [r for f in sorted(path.glob(builder.pattern_for(config.name))) for r in file_rows(f)]
+        raw = [r for f in sorted(path.glob(builder.DATASET.config(config.name).pattern)) for r in file_rows(f)]
         assert [r["shape"] for r in rows_of(loaded)] == [r["shape"] for r in raw]
 
 
-def test_streaming_shards_follow_batches(folder, tmp_path):
+def test_streaming_shards_follow_batches(folder, builders, tmp_path):
     """One batch file is one streaming shard; rows read across several files equal the single-file rows."""
-    dataset, path = folder
-    builder = builder_class(dataset)
+    dataset, path = folder.name, folder
+    builder = builders[dataset]
     split_copy = tmp_path / dataset
     shutil.copytree(path, split_copy)
     lines = (split_copy / "batches" / "batch_000.jsonl").read_bytes().splitlines(keepends=True)
@@ -157,15 +139,15 @@ def test_streaming_shards_follow_batches(folder, tmp_path):
     assert [r["shape"] for r in it] == [r["shape"] for r in streamed] == expected
 
 
-def test_builder_on_the_fly_equals_files(folder, tmp_path):
+def test_builder_on_the_fly_equals_files(folder, builders, tmp_path):
     """Regenerating for the seed gives the same rows, byte for byte once serialized, as the CLI wrote."""
-    dataset, path = folder
-    builder = builder_class(dataset)
-    counts = {builder.COUNT_FIELD: GEN_ROWS, "num_holdout": GEN_HOLDOUT}
+    dataset, path = folder.name, folder
+    builder = builders[dataset]
+    counts = {f"num_{builder.DATASET.count_flag}": GEN_ROWS, "num_holdout": GEN_HOLDOUT}
     for config in (builder.DEFAULT_CONFIG_NAME, "holdout"):
-        pattern = builder.pattern_for(config)
+        pattern = builder.DATASET.config(config).pattern
         b = builder(config_name=config, seed=SEED, **counts, cache_dir=str(tmp_path / "c"))
-        split = builder.split_for(config)
+        split = builder.DATASET.config(config).split
         generated = list(b._generate_examples(**b._split_generators(None)[0].gen_kwargs))
         on_disk = b"".join(f.read_bytes() for f in sorted(path.glob(pattern)))
         assert b"".join(orjson.dumps(row) + b"\n" for _, row in generated) == on_disk
@@ -176,7 +158,7 @@ def test_builder_on_the_fly_equals_files(folder, tmp_path):
 
 
 def test_no_builder_script_in_generated_folder(folder):
-    dataset, path = folder
+    dataset, path = folder.name, folder
     assert not (path / f"{dataset}.py").exists()
     assert not list(path.rglob("*.py"))
 
@@ -186,7 +168,7 @@ def test_datasets_refuses_a_folder_holding_its_script(tmp_path):
     path = tmp_path / "kernelswarm"
     (path / "batches").mkdir(parents=True)
     (path / "batches" / "batch_000.jsonl").write_bytes(b'{"a": 1}\n')
-    shutil.copyfile(ROOT / "kernelswarm.py", path / "kernelswarm.py")
+    shutil.copyfile(Path(kernelswarm.__file__), path / "kernelswarm.py")
     with pytest.raises(RuntimeError, match="Dataset scripts are no longer supported"):
         datasets.load_dataset(str(path))
 

@@ -7,7 +7,8 @@ import yaml
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 
-from generator.write.card import builder_class, card_metadata, render_card, size_category
+from generator.registry import DATASETS
+from generator.write.card import card_metadata, render_card, size_category
 
 STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "holdout_tasks": 195,
          "best_speedup": {"mean": 13.4, "geomean": 9.1}, "step_statuses": {"ok": 151_800, "compile_error": 22_400}}
@@ -15,21 +16,22 @@ STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "ho
 
 @pytest.mark.parametrize("dataset", ["kernelinfer", "kernelswarm"])
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_yaml_round_trips_to_builder_configs_and_features(dataset, fmt):
-    card = DatasetCard(render_card(dataset, STATS, data_format=fmt))
-    builder = builder_class(dataset)
+def test_yaml_round_trips_to_builder_configs_and_features(dataset, builders, fmt):
+    card = DatasetCard(render_card(DATASETS[dataset], STATS, data_format=fmt))
+    builder = builders[dataset]
     configs = MetadataConfigs.from_dataset_card_data(card.data)
     infos = datasets.info.DatasetInfosDict.from_dataset_card_data(card.data)
     names = [c.name for c in builder.BUILDER_CONFIGS]
     assert list(configs) == names and sorted(infos) == sorted(names)
     assert configs[builder.DEFAULT_CONFIG_NAME]["default"] is True
     for name in names:
-        assert infos[name].features == builder.features_for(name)
+        config = builder.DATASET.config(name)
+        assert infos[name].features == config.features
         (entry,) = configs[name]["data_files"]
         split, paths = entry["split"], entry["path"]
-        assert split == builder.split_for(name)
+        assert split == config.split
         if fmt == "jsonl":
-            assert paths == builder.pattern_for(name)
+            assert paths == config.pattern
         else:
             assert paths.startswith(f"data/{name}/") and paths.endswith(".parquet")
     main = configs[builder.DEFAULT_CONFIG_NAME]["data_files"][0]["path"]
@@ -37,16 +39,16 @@ def test_yaml_round_trips_to_builder_configs_and_features(dataset, fmt):
 
 
 def test_metadata_fields():
-    meta = card_metadata("kernelinfer", num_rows=1899)
+    meta = card_metadata(DATASETS["kernelinfer"], num_rows=1899)
     assert meta["license"] == "mit" and meta["task_categories"] == ["text-generation"]
     assert meta["size_categories"] == ["1K<n<10K"] and "kernel-optimization" in meta["tags"]
-    assert "size_categories" not in card_metadata("kernelswarm")
+    assert "size_categories" not in card_metadata(DATASETS["kernelswarm"])
     assert [size_category(n) for n in (0, 999, 1000, 24_000, 2_000_000)] == [
         "n<1K", "n<1K", "1K<n<10K", "10K<n<100K", "1M<n<10M"]
 
 
 def test_card_prose_reports_stats_and_loading():
-    text = render_card("kernelinfer", STATS)
+    text = render_card(DATASETS["kernelinfer"], STATS)
     front, body = text.split("---\n", 2)[1:]
     assert yaml.safe_load(front)["size_categories"] == ["1K<n<10K"]
     for needle in ("| sessions | 1,899 |", "| best_speedup | mean 13.4 · geomean 9.1 |",
@@ -58,7 +60,7 @@ def test_card_prose_reports_stats_and_loading():
     assert "`params` | json" not in body  # nested fields are shown inside their struct
     assert "| `shape` | json (dict) |" in body
     many = {f"op{i}": i for i in range(10)}
-    assert "| ops | op0 0 · op1 1 · " in render_card("kernelinfer", {"ops": many})
-    assert "| a.b | c 1 |" in render_card("kernelinfer", {"a": {"b": {"c": 1}}})
-    swarm = render_card("kernelswarm", {"episodes": 30})
+    assert "| ops | op0 0 · op1 1 · " in render_card(DATASETS["kernelinfer"], {"ops": many})
+    assert "| a.b | c 1 |" in render_card(DATASETS["kernelinfer"], {"a": {"b": {"c": 1}}})
+    swarm = render_card(DATASETS["kernelswarm"], {"episodes": 30})
     assert "agent_view" in swarm and "| episodes | 30 |" in swarm

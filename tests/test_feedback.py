@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -80,13 +79,3 @@ def test_benchmark_report_uses_perf_achieved():
     assert f"{100 * frac:.1f}% of peak DRAM bandwidth" in text
     with pytest.raises(ValueError, match="needs time_ms"):
         feedback.feedback_text(TASK, ok)
-
-
-def test_fast_enough_for_a_full_run():
-    """~180K calls in a run: a wrong-result report must cost well under 100 microseconds."""
-    exp = Expected("wrong_result", "off_by_one_mask", "check", None, "")
-    rng = _rng()
-    start = time.perf_counter()
-    for _ in range(2000):
-        feedback.feedback_text(TASK, exp, rng=rng)
-    assert (time.perf_counter() - start) / 2000 < 1e-4

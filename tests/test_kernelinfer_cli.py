@@ -4,8 +4,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from generator.check import qa
 from generator.__main__ import main
+from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
 SESSIONS, HOLDOUT = 104, 12
 
@@ -110,8 +110,8 @@ def test_impossible_scale_and_foreign_folder_exit_2(tmp_path, capsys):
 
 
 def test_failing_qa_check_exits_1_and_leaves_no_complete_folder(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(qa.REGISTRY, "kernelinfer", list(qa.REGISTRY["kernelinfer"]))
-    qa.check("kernelinfer", "always_fails", "test")(lambda row: "planted failure")
+    monkeypatch.setattr(KI_CHECKS, "checks", list(KI_CHECKS.checks))
+    KI_CHECKS.check("always_fails", "test")(lambda row: "planted failure")
     out = tmp_path / "bad"
     assert main(["kernelinfer", "--out", str(out), "--sessions", "30", "--holdout", "2"]) == 1
     assert not out.exists() and (tmp_path / ".bad.partial" / "sessions.jsonl").exists()

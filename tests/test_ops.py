@@ -108,27 +108,25 @@ def test_make_task_checks_the_catalog():
 
 
 def test_kernelinfer_split_sizes_disjoint_and_deterministic():
-    s = split_tasks(0, 1899, 195)
+    s = split_tasks(0, 1899, 195, stream=1)
     assert len(s.train) == 1899 == len(set(s.train)) and len(s.holdout) == 195
     assert not {t.group() for t in s.train} & {t.group() for t in s.holdout}
     assert len({t.group() for t in s.holdout}) == 195
-    assert s == split_tasks(0, 1899, 195)
-    assert s.holdout != split_tasks(1, 1899, 195).holdout
+    assert s == split_tasks(0, 1899, 195, stream=1)
+    assert s.holdout != split_tasks(1, 1899, 195, stream=1).holdout
 
 
 def test_kernelswarm_split_keeps_op_gpu_shape_disjoint():
-    s = split_tasks(7, None, 120, ops=SWARM_OPS, dataset="kernelswarm")
+    s = split_tasks(7, None, 120, ops=SWARM_OPS, stream=2)
     assert {t.op for t in s.train} == set(SWARM_OPS)
     assert not {t.group() for t in s.train} & {t.group() for t in s.holdout}
     with pytest.raises(ValueError, match="only"):
-        split_tasks(0, 10_000, 195)
+        split_tasks(0, 10_000, 195, stream=1)
 
 
 def test_rng_streams_are_pure_and_distinct():
-    a = rng_for(3, "kernelinfer", 5).random(4)
-    assert np.array_equal(a, rng_for(3, "kernelinfer", 5).random(4))
-    assert not np.array_equal(a, rng_for(3, "kernelinfer", 6).random(4))
-    assert not np.array_equal(a, rng_for(3, "kernelswarm", 5).random(4))
-    assert not np.array_equal(rng_for_purpose(3, "kernelinfer", "split").random(4), rng_for(3, "kernelinfer", 0).random(4))
-    with pytest.raises(ValueError, match="unknown dataset"):
-        rng_for(0, "other", 0)
+    a = rng_for(3, 1, 5).random(4)
+    assert np.array_equal(a, rng_for(3, 1, 5).random(4))
+    assert not np.array_equal(a, rng_for(3, 1, 6).random(4))
+    assert not np.array_equal(a, rng_for(3, 2, 5).random(4))
+    assert not np.array_equal(rng_for_purpose(3, 1, "split").random(4), rng_for(3, 1, 0).random(4))

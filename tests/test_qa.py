@@ -9,16 +9,17 @@ from generator.check import qa
 from generator.sim.seeding import rng_for
 from generator.kernelinfer.session import simulate_session
 from generator.catalog.tasks import split_tasks
+from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
 
 @pytest.fixture(scope="module")
 def rows():
-    train = split_tasks(3, 400, 0).train
-    return [simulate_session(train[i], rng_for(3, "kernelinfer", i)) for i in range(0, 400, 50)]
+    train = split_tasks(3, 400, 0, stream=1).train
+    return [simulate_session(train[i], rng_for(3, 1, i)) for i in range(0, 400, 50)]
 
 
 def failed(rows, batch="batch_000"):
-    report = qa.run_checks("kernelinfer", rows, batch, id_field="session_id")
+    report = qa.run_checks(KI_CHECKS, rows, batch, id_field="session_id")
     return {c["name"] for c in report["checks"] if not c["passed"]}, report
 
 
@@ -78,12 +79,12 @@ def test_duplicates_fail_the_batch_check(rows):
     assert "unique_sessions" in failed([rows[0], rows[0]])[0]
 
 
-def test_registry_is_per_dataset_and_reports_malformed_rows(monkeypatch):
-    before = len(qa.REGISTRY["kernelinfer"])
-    monkeypatch.setitem(qa.REGISTRY, "toy", [])
-    qa.check("toy", "positive", "x > 0")(lambda row: None if row["x"] > 0 else f"x={row['x']}")
-    report = qa.run_checks("toy", [{"id": "a", "x": 1}, {"id": "b", "x": -2}, {"id": "c"}], "b0", id_field="id")
+def test_check_sets_are_per_dataset_and_report_malformed_rows():
+    before = len(KI_CHECKS.checks)
+    toy = qa.CheckSet("toy")
+    toy.check("positive", "x > 0")(lambda row: None if row["x"] > 0 else f"x={row['x']}")
+    report = qa.run_checks(toy, [{"id": "a", "x": 1}, {"id": "b", "x": -2}, {"id": "c"}], "b0", id_field="id")
     (entry,) = report["checks"]
     assert report["score"] == "0/1" and entry["failed"] == 2
     assert entry["examples"] == ["row 1 (b): x=-2", "row 2 (c): malformed row: KeyError: 'x'"]
-    assert len(qa.REGISTRY["kernelinfer"]) == before
+    assert len(KI_CHECKS.checks) == before

@@ -10,7 +10,7 @@ from datasets import Json, List, Value
 import kernelinfer
 import kernelswarm
 from generator.check import schemas
-from generator.builder import HOLDOUT_FEATURES
+from generator.dataset import HOLDOUT_FEATURES
 
 BUILDER_FEATURES = {"session": kernelinfer.FEATURES, "episode": kernelswarm.FEATURES, "task": HOLDOUT_FEATURES}
 ARROW_KIND = {"string": "string", "float64": "number", "int64": "integer", "bool": "boolean"}

@@ -11,9 +11,11 @@ from generator.sim import clock
 from generator.check import qa
 from generator.catalog.hardware import GPUS
 from generator.sim.seeding import rng_for
-from generator.kernelinfer.session import holdout_row, session_id, simulate_session
+from generator.kernelinfer.session import simulate_session
+from generator.sim.workbench import holdout_row, task_id as session_id
 from generator.catalog.tasks import split_tasks
 from generator.catalog.variants import variants_for
+from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
 N = 48
 
@@ -23,20 +25,20 @@ PICKS = np.linspace(0, 1199, N).astype(int).tolist()                 # spread ov
 
 @pytest.fixture(scope="module")
 def sessions():
-    train = split_tasks(11, 1200, 0).train
-    return [(train[i], simulate_session(train[i], rng_for(11, "kernelinfer", i))) for i in PICKS]
+    train = split_tasks(11, 1200, 0, stream=1).train
+    return [(train[i], simulate_session(train[i], rng_for(11, 1, i))) for i in PICKS]
 
 
 def test_pure_function_of_task_and_seed(sessions):
     task, row = sessions[5]
-    again = simulate_session(task, rng_for(11, "kernelinfer", PICKS[5]))
+    again = simulate_session(task, rng_for(11, 1, PICKS[5]))
     assert orjson.dumps(again) == orjson.dumps(row)
-    other = simulate_session(task, rng_for(12, "kernelinfer", 0))
+    other = simulate_session(task, rng_for(12, 1, 0))
     assert orjson.dumps(other) != orjson.dumps(row)
 
 
 def test_every_session_passes_qa(sessions):
-    report = qa.run_checks("kernelinfer", [r for _, r in sessions], "t", id_field="session_id")
+    report = qa.run_checks(KI_CHECKS, [r for _, r in sessions], "t", id_field="session_id")
     assert report["passed"] == report["total"], qa.failures(report)
 
 
@@ -145,7 +147,7 @@ def test_outcome_lines_are_the_submitted_sources():
     from generator.sim.workbench import Workbench
 
     rng = np.random.default_rng(5)
-    for task in split_tasks(11, 1200, 0).train[::150]:
+    for task in split_tasks(11, 1200, 0, stream=1).train[::150]:
         wb = Workbench(task)
         for v in wb.variants:
             for params in v.all_params()[::7][:4]:

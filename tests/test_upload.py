@@ -12,12 +12,10 @@ import httpx2
 import pyarrow.parquet as pq
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
-from test_builders import generate
 
 import upload
 from generator.hub import client as hub
 from generator.write import parquet
-from generator.write.card import builder_class
 
 TOKEN = "hf_kernelstrainTESTtoken0123456789"
 LFS_THRESHOLD = 4096   # the fake stores bigger files as LFS (sha256), smaller ones as git blobs (blob id)
@@ -117,11 +115,6 @@ class FakeApi:
         return CommitInfo(url)
 
 
-@pytest.fixture(scope="module", params=["kernelinfer", "kernelswarm"])
-def folder(request, tmp_path_factory) -> Path:
-    return generate(request.param, tmp_path_factory.mktemp(request.param) / request.param)
-
-
 def run(folder: Path, remote: FakeHub, *extra: str, token: str | None = TOKEN, sleeps: list | None = None) -> int:
     return upload.main([str(folder), "--repo-id", "org/name", *extra], api_factory=remote.api, token=token,
                        sleep=(sleeps if sleeps is not None else []).append)
@@ -134,16 +127,16 @@ def staged_files(stage: Path) -> set[str]:
 # --- staging -----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_staged_folder_loads_every_config(folder, tmp_path, fmt):
+def test_staged_folder_loads_every_config(folder, builders, tmp_path, fmt):
     stage = tmp_path / folder.name   # named like the repo: datasets would refuse a `<name>.py` in it
     assert run(folder, FakeHub(), "--dry-run", "--format", fmt, "--stage-dir", str(stage)) == 0
     assert not list(stage.rglob("*.py"))
     assert (stage / "schema" / "task.schema.json").is_file() and (stage / "stats.json").is_file()
-    builder = builder_class(folder.name)
+    builder = builders[folder.name]
     for config in builder.BUILDER_CONFIGS:
-        split = builder.split_for(config.name)
+        split = builder.DATASET.config(config.name).split
         features = builder(config_name=config.name).info.features
-        source = [r for f in sorted(folder.glob(builder.pattern_for(config.name)))
+        source = [r for f in sorted(folder.glob(builder.DATASET.config(config.name).pattern))
                   for r in datasets.load_dataset("json", data_files=str(f), split="train", features=features)]
         for streaming in (False, True):
             ds = datasets.load_dataset(str(stage), config.name, split=split, streaming=streaming,
@@ -162,12 +155,12 @@ def test_staged_folder_loads_every_config(folder, tmp_path, fmt):
                 assert group.num_rows <= parquet.MAX_GROUP_ROWS and group.total_byte_size <= parquet.MAX_GROUP_BYTES
 
 
-def test_parquet_row_groups_follow_the_byte_budget(folder, tmp_path, monkeypatch):
+def test_parquet_row_groups_follow_the_byte_budget(folder, builders, tmp_path, monkeypatch):
     shards = sorted((folder / "batches").glob("*.jsonl"))
     lines = [line for f in shards for line in f.read_bytes().splitlines()]
     monkeypatch.setattr(parquet, "MAX_GROUP_BYTES", 3 * min(len(line) for line in lines))  # <= 3 rows a group
-    builder = builder_class(folder.name)
-    written = parquet.write_parquet_shards(shards, tmp_path, "main", "train", builder.FEATURES)
+    builder = builders[folder.name]
+    written = parquet.write_parquet_shards(shards, tmp_path, "main", "train", builder.DATASET.features)
     groups = [pq.ParquetFile(f).metadata.row_group(g).num_rows
               for f in written for g in range(pq.ParquetFile(f).metadata.num_row_groups)]
     assert len(groups) >= len(lines) // 3 and max(groups) <= 3 and sum(groups) == len(lines)

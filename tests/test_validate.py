@@ -15,7 +15,7 @@ import yaml
 
 from generator.kernelinfer import stats
 from generator.__main__ import main
-from generator.builder import HOLDOUT_FEATURES
+from generator.dataset import HOLDOUT_FEATURES
 from generator.check.split import raw_bytes, split_file
 from generator.check.validate import InputError, validate_paths
 from test_schema import session_row, task_row
@@ -271,10 +271,11 @@ def test_process_pool_gives_the_same_findings(tmp_path, monkeypatch):
 
 
 def test_card_yaml_against_the_folder(tmp_path):
+    from generator.registry import DATASETS
     from generator.write.card import card_metadata
 
     folder = _folder(tmp_path, [[_session(0)], [_session(1)]])
-    meta = card_metadata("kernelinfer")
+    meta = card_metadata(DATASETS["kernelinfer"])
 
     def card(meta) -> list[tuple]:
         (folder / "README.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n# card\n")

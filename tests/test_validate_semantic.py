@@ -11,6 +11,8 @@ from generator.catalog.ops import OPS
 from generator.sim.seeding import rng_for
 from generator.catalog.tasks import make_task
 from generator.check.validate import validate_paths
+from generator.kernelinfer.checks import CHECKS as KI_CHECKS
+from generator.kernelswarm.checks import CHECKS as KS_CHECKS
 
 
 def _task(op: str = "rmsnorm"):
@@ -21,14 +23,14 @@ def _task(op: str = "rmsnorm"):
 def session() -> dict:
     from generator.kernelinfer.session import simulate_session
 
-    return simulate_session(_task(), rng_for(0, "kernelinfer", 0))
+    return simulate_session(_task(), rng_for(0, 1, 0))
 
 
 @pytest.fixture(scope="module")
 def episode() -> dict:
     from generator.kernelswarm.episode import simulate_episode
 
-    row = simulate_episode(_task(), "dispatch", rng_for(0, "kernelswarm", 0))
+    row = simulate_episode(_task(), "dispatch", rng_for(0, 2, 0))
     return {"episode_id": f"rmsnorm_h100_T=1,H=4096_dispatch_{row['num_messages']}", **row}
 
 
@@ -106,10 +108,7 @@ def test_a_rule_that_cannot_run_is_a_finding_not_a_crash(session):
 
 def test_every_qa_only_name_is_a_registered_check():
     """The exclusions name real QA checks (a renamed check must not silently come back twice)."""
-    from generator.check.qa import REGISTRY
-
-    semantic.rules_for("session"), semantic.rules_for("episode")
-    names = {c.name for checks in REGISTRY.values() for c in checks}
+    names = {c.name for checks in (KI_CHECKS, KS_CHECKS) for c in checks.checks}
     assert semantic.QA_ONLY <= names
 
 
@@ -125,8 +124,8 @@ def test_the_swarm_shortcut_vouches_for_every_row_check_and_passes_real_rows(epi
     from generator.check import qa
     from generator.kernelswarm import checks as qa_swarm
 
-    registered = {c.fn for c in qa.REGISTRY["kernelswarm"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
-    assert qa.SHORTCUTS["kernelswarm"].vouches == registered == set(qa_swarm.ROW_CHECKS)
+    registered = {c.fn for c in KS_CHECKS.checks if c.scope == "row" and c.name not in semantic.QA_ONLY}
+    assert KS_CHECKS.shortcut_fn.vouches == registered == set(qa_swarm.ROW_CHECKS)
     assert all(qa_swarm.row_checks_pass(row) for row in episodes)
 
 
@@ -204,7 +203,6 @@ def _shortcut_is_never_lenient(dataset: str, schema: str, rows: list[dict], muta
     shortcut says no (or raises) too. Returns how many mutants failed a check."""
     import numpy as np
 
-    from generator.check.qa import SHORTCUTS
     from generator.check.schemas import compiled
 
     def fails(check, row) -> bool:
@@ -213,7 +211,7 @@ def _shortcut_is_never_lenient(dataset: str, schema: str, rows: list[dict], muta
         except semantic._ROW_ERRORS:
             return True
 
-    shortcut = SHORTCUTS[dataset]
+    shortcut = {"kernelinfer": KI_CHECKS, "kernelswarm": KS_CHECKS}[dataset].shortcut_fn
     rng = np.random.default_rng(0)
     is_valid = compiled(schema).is_valid
     failing = 0
@@ -237,7 +235,7 @@ def sessions(session) -> list[dict]:
     tasks = [make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
              for op, impl, gpu in (("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "h100"),
                                    ("rmsnorm", "cuda", "rtx_5090"))]
-    return [session] + [simulate_session(t, rng_for(0, "kernelinfer", i + 1)) for i, t in enumerate(tasks)]
+    return [session] + [simulate_session(t, rng_for(0, 1, i + 1)) for i, t in enumerate(tasks)]
 
 
 def _session_mutant(row: dict, rng) -> dict:
@@ -275,9 +273,9 @@ def _session_mutant(row: dict, rng) -> dict:
 def test_the_session_shortcut_vouches_for_every_row_check_and_passes_real_rows(sessions):
     from generator.check import qa
 
-    registered = {c.fn for c in qa.REGISTRY["kernelinfer"] if c.scope == "row" and c.name not in semantic.QA_ONLY}
-    assert qa.SHORTCUTS["kernelinfer"].vouches == registered
-    assert all(qa.SHORTCUTS["kernelinfer"].fn(row) for row in sessions)
+    registered = {c.fn for c in KI_CHECKS.checks if c.scope == "row" and c.name not in semantic.QA_ONLY}
+    assert KI_CHECKS.shortcut_fn.vouches == registered
+    assert all(KI_CHECKS.shortcut_fn.fn(row) for row in sessions)
 
 
 def test_the_session_shortcut_never_passes_a_row_a_check_fails(sessions):

@@ -100,9 +100,9 @@ class Split:
 
 
 def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
-                dataset: str = "kernelinfer") -> Split:
+                stream: int) -> Split:
     """Pick `n_holdout` held-out tasks (one per group, from distinct groups) and `n_train` training tasks from
-    the groups left, deterministically from `seed`. Raises ValueError when the catalog is too small."""
+    the groups left, deterministically from `seed` and the dataset's `stream`. Raises ValueError when the catalog is too small."""
     tasks = all_tasks(ops)
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
@@ -110,7 +110,7 @@ def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable
     keys = list(groups)  # insertion order = catalog order: deterministic
     if n_holdout > len(keys):
         raise ValueError(f"asked for {n_holdout} held-out tasks but only {len(keys)} (op, gpu, shape) groups exist")
-    rng = rng_for_purpose(seed, dataset, "split")
+    rng = rng_for_purpose(seed, stream, "split")
     order = rng.permutation(len(keys))
     held_keys = [keys[i] for i in order[:n_holdout]]
     holdout = tuple(groups[k][int(rng.integers(len(groups[k])))] for k in held_keys)

@@ -551,3 +551,20 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
         return (f"invalid argument: {smem} bytes of dynamic shared memory > {g.smem_dyn_max} "
                 f"(cudaFuncAttributeMaxDynamicSharedMemorySize)")
     return None
+
+
+@lru_cache(maxsize=None)
+def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
+    """The hardware features variant `tag` of (op, impl) needs for `dtype` (both datasets' arch-gating QA checks)."""
+    for v in variants_for(op, impl, dtype):
+        if v.tag == tag:
+            return frozenset(v.requires_for(dtype))
+    raise ValueError(f"unknown variant tag {tag!r} for {op}/{impl}")
+
+
+@lru_cache(maxsize=None)
+def gpu_lacks(op: str, impl: str, dtype: str, gpu: str) -> dict[str, frozenset]:
+    """Variant tag -> the features it needs for `dtype` that `gpu` lacks, for every variant of (op, impl): the
+    shortcuts' arch gating in one lookup per step (an unknown tag is a KeyError where `variant_requires` raises)."""
+    have = GPUS[gpu].features
+    return {v.tag: variant_requires(op, impl, v.tag, dtype) - have for v in variants_for(op, impl, dtype)}

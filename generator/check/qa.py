@@ -1,17 +1,14 @@
 """Mechanical QA per batch: named checks registered per dataset, run over a shard's rows, one JSON report.
 
-Why a registry: each dataset (kernelinfer here, kernelswarm in its own module) registers small functions over
-rows with `@check(dataset, name, description)`; `run_checks` runs every check of a dataset and reports, per
-check, whether it passed, how many rows failed and the first few problems. A row check returns a problem
+Why a check set: each dataset (its `checks` module) registers small functions over rows on its own `CheckSet`
+with `@CHECKS.check(name, description)`; `run_checks` runs every check of a set and reports, per check,
+whether it passed, how many rows failed and the first few problems. A row check returns a problem
 string or None; a batch check (scope="batch") takes the list of rows and returns a list of problems.
 The writer exits non-zero when any check fails, so these are the dataset's invariants, not style.
 """
 from __future__ import annotations
 
-import operator
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable
 
 MAX_EXAMPLES = 3
@@ -25,40 +22,41 @@ class Check:
     scope: str   # "row" | "batch"
 
 
-REGISTRY: dict[str, list[Check]] = {}
-
-
-def check(dataset: str, name: str, description: str, *, scope: str = "row"):
-    """Register `fn` as a QA check of `dataset` (decorator)."""
-    def register(fn: Callable) -> Callable:
-        REGISTRY.setdefault(dataset, []).append(Check(name, description, fn, scope))
-        return fn
-    return register
-
-
 @dataclass(frozen=True)
 class Shortcut:
     fn: Callable          # row -> bool
     vouches: frozenset    # the row check functions a True answer vouches for
 
 
-SHORTCUTS: dict[str, Shortcut] = {}
+class CheckSet:
+    """One dataset's QA checks, in registration order, and the validator's optional shortcut through them."""
+
+    def __init__(self, dataset: str):
+        self.dataset = dataset
+        self.checks: list[Check] = []
+        self.shortcut_fn: Shortcut | None = None
+
+    def check(self, name: str, description: str, *, scope: str = "row"):
+        """Register `fn` as a check (decorator)."""
+        def register(fn: Callable) -> Callable:
+            self.checks.append(Check(name, description, fn, scope))
+            return fn
+        return register
+
+    def shortcut(self, checks):
+        """Register `fn(row) -> bool` as the validator's shortcut through `checks` (row check functions of this
+        set): True must mean every one of them passes on that row, when the row is valid against the dataset's
+        schema; False only means "run them". The writers' QA never takes it: its reports come from the checks."""
+        def register(fn: Callable) -> Callable:
+            self.shortcut_fn = Shortcut(fn, frozenset(checks))
+            return fn
+        return register
 
 
-def shortcut(dataset: str, checks):
-    """Register `fn(row) -> bool` as the validator's shortcut through `checks` (row check functions of `dataset`):
-    True must mean every one of them passes on that row, when the row is valid against the dataset's schema;
-    False only means "run them". The writers' QA never takes it: its reports come from the checks themselves."""
-    def register(fn: Callable) -> Callable:
-        SHORTCUTS[dataset] = Shortcut(fn, frozenset(checks))
-        return fn
-    return register
-
-
-def run_checks(dataset: str, rows: list[dict], batch: str, *, id_field: str) -> dict:
-    """Run every registered check of `dataset` over `rows`; return the batch's QA report dict."""
+def run_checks(checks: CheckSet, rows: list[dict], batch: str, *, id_field: str) -> dict:
+    """Run every check of `checks` over `rows`; return the batch's QA report dict."""
     results = []
-    for c in REGISTRY[dataset]:
+    for c in checks.checks:
         if c.scope == "batch":
             problems = list(c.fn(rows))
             failed = len(problems)
@@ -76,7 +74,7 @@ def run_checks(dataset: str, rows: list[dict], batch: str, *, id_field: str) -> 
         results.append({"name": c.name, "description": c.description, "passed": failed == 0,
                         "failed": failed, "examples": problems[:MAX_EXAMPLES]})
     passed = sum(r["passed"] for r in results)
-    return {"dataset": dataset, "batch": batch, "rows": len(rows), "checks": results,
+    return {"dataset": checks.dataset, "batch": batch, "rows": len(rows), "checks": results,
             "passed": passed, "total": len(results), "score": f"{passed}/{len(results)}"}
 
 
@@ -84,253 +82,3 @@ def failures(report: dict) -> list[str]:
     """One line per failed check of a report, for the writer's exit decision and message."""
     return [f"{report['batch']}: QA check {r['name']} failed on {r['failed']} rows: {'; '.join(r['examples'])}"
             for r in report["checks"] if not r["passed"]]
-
-
-# ---------------------------------------------------------------- kernelinfer checks
-KI = "kernelinfer"
-# a feedback turn's first line, matched from the start of the turn up to its first newline or its end
-_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|wrong_result)(?=\n|\Z)")
-_SPEEDUP_RTOL = 2e-3     # speedup and times are rounded to a few significant digits
-
-
-_NO_HEADER = object()   # what a turn without a RESULT line says: equal to no status a trace can hold
-
-
-def _headers(row) -> list[re.Match | None]:
-    """The RESULT line of every feedback turn, matched (None where the first line is not one)."""
-    return list(map(_HEADER.match, [m["content"] for m in row["messages"][3::2]]))
-
-
-def _seconds(headers: list[re.Match]) -> list[int]:
-    """The `t+H:MM:SS` of matched RESULT lines, in seconds."""
-    return [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in headers]
-
-
-@check(KI, "step_count", "30 <= num_steps <= 200, num_steps == len(trace), steps numbered 1..n")
-def _step_count(row):
-    n, trace = row["num_steps"], row["trace"]
-    if n != len(trace):
-        return f"num_steps {n} != len(trace) {len(trace)}"
-    if not 30 <= n <= 200:
-        return f"num_steps {n} outside 30..200"
-    if [t["step"] for t in trace] != list(range(1, n + 1)):
-        return "trace steps are not 1..n"
-
-
-@check(KI, "message_roles", "messages are system, user, then (assistant, user) per step")
-def _message_roles(row):
-    roles = [m["role"] for m in row["messages"]]
-    want = ["system", "user"] + ["assistant", "user"] * row["num_steps"]
-    if roles != want:
-        return f"roles {roles[:6]}... do not follow system, user, (assistant, user) x {row['num_steps']}"
-
-
-@check(KI, "feedback_header", "each feedback turn starts with '[t+H:MM:SS] RESULT <status>' matching the trace")
-def _feedback_header(row):
-    said = [h[4] if h else _NO_HEADER for h in _headers(row)]
-    trace = row["trace"]
-    if said[:len(trace)] == [entry["status"] for entry in trace]:
-        return None
-    for i, entry in enumerate(trace):
-        status = said[i] if i < len(said) else _NO_HEADER
-        if status is _NO_HEADER:
-            return f"step {entry['step']}: feedback first line is not '[t+H:MM:SS] RESULT <status>'"
-        if status != entry["status"]:
-            return f"step {entry['step']}: feedback says {status}, trace says {entry['status']}"
-
-
-@check(KI, "timestamps", "feedback timestamps strictly increase; the last equals elapsed_s and elapsed_hms")
-def _timestamps(row):
-    secs = _seconds([h for h in _headers(row) if h])
-    if not all(map(operator.lt, secs, secs[1:])):
-        return "timestamps do not strictly increase"
-    if not secs or secs[-1] != row["elapsed_s"]:
-        return f"last timestamp {secs[-1] if secs else None} != elapsed_s {row['elapsed_s']}"
-    h, rem = divmod(int(row["elapsed_s"]), 3600)
-    if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
-        return f"elapsed_hms {row['elapsed_hms']} != elapsed_s {row['elapsed_s']}"
-
-
-@check(KI, "duration", "simulated duration within 1.0-5.0 h")
-def _duration(row):
-    if not 3600 <= row["elapsed_s"] <= 5 * 3600:
-        return f"elapsed {row['elapsed_s'] / 3600:.2f} h outside 1-5 h"
-
-
-@check(KI, "time_physics", "time_ms is null exactly when status != ok; every ok time >= roofline_ms")
-def _time_physics(row):
-    roof = row["roofline_ms"]
-    for t in row["trace"]:
-        if (t["time_ms"] is None) != (t["status"] != "ok"):
-            return f"step {t['step']}: status {t['status']} with time_ms {t['time_ms']}"
-        if t["time_ms"] is not None and t["time_ms"] < roof:
-            return f"step {t['step']}: time {t['time_ms']} ms below roofline {roof} ms"
-
-
-@check(KI, "best_step", "best.step is the ok step with the minimum time, and best.time_ms is that time")
-def _best_step(row):
-    oks = [t for t in row["trace"] if t["status"] == "ok"]
-    if not oks:
-        return "no ok step"
-    fastest = min(oks, key=lambda t: (t["time_ms"], t["step"]))
-    best = row["best"]
-    if best["time_ms"] != fastest["time_ms"]:
-        return f"best.time_ms {best['time_ms']} != fastest ok time {fastest['time_ms']}"
-    if row["trace"][best["step"] - 1]["time_ms"] != fastest["time_ms"]:
-        return f"best.step {best['step']} is not a fastest ok step ({fastest['step']})"
-
-
-@check(KI, "speedup", "best.speedup == baseline_ms / best.time_ms to rounding")
-def _speedup(row):
-    want = row["baseline_ms"] / row["best"]["time_ms"]
-    if abs(row["best"]["speedup"] - want) > _SPEEDUP_RTOL * want:
-        return f"speedup {row['best']['speedup']} != {row['baseline_ms']} / {row['best']['time_ms']} = {want:.4g}"
-
-
-@check(KI, "kept_marks_improvements", "kept is true exactly on ok steps that beat the running best")
-def _kept(row):
-    running = float("inf")
-    for t in row["trace"]:
-        improved = t["status"] == "ok" and t["time_ms"] < running
-        if t["kept"] != improved:
-            return f"step {t['step']}: kept={t['kept']} but improvement={improved}"
-        if improved:
-            running = t["time_ms"]
-
-
-@check(KI, "attempts", "attempts == number of ok steps (candidates that reached the benchmark)")
-def _attempts(row):
-    n_ok = sum(t["status"] == "ok" for t in row["trace"])
-    if row["attempts"] != n_ok:
-        return f"attempts {row['attempts']} != ok steps {n_ok}"
-
-
-@check(KI, "arch_matches_gpu", "arch is the GPU's arch")
-def _arch(row):
-    from generator.catalog.hardware import GPUS
-    if row["arch"] != GPUS[row["gpu"]].arch:
-        return f"arch {row['arch']} is not {row['gpu']}'s {GPUS[row['gpu']].arch}"
-
-
-@lru_cache(maxsize=None)
-def variant_requires(op: str, impl: str, tag: str, dtype: str) -> frozenset:
-    """The hardware features variant `tag` of (op, impl) needs for `dtype` (both datasets' arch-gating checks)."""
-    from generator.catalog.variants import variants_for
-    for v in variants_for(op, impl, dtype):
-        if v.tag == tag:
-            return frozenset(v.requires_for(dtype))
-    raise ValueError(f"unknown variant tag {tag!r} for {op}/{impl}")
-
-
-@lru_cache(maxsize=None)
-def gpu_lacks(op: str, impl: str, dtype: str, gpu: str) -> dict[str, frozenset]:
-    """Variant tag -> the features it needs for `dtype` that `gpu` lacks, for every variant of (op, impl): the
-    shortcuts' arch gating in one lookup per step (an unknown tag is a KeyError where `variant_requires` raises)."""
-    from generator.catalog.hardware import GPUS
-    from generator.catalog.variants import variants_for
-    have = GPUS[gpu].features
-    return {v.tag: variant_requires(op, impl, v.tag, dtype) - have for v in variants_for(op, impl, dtype)}
-
-
-@check(KI, "arch_gating", "no ok step uses a variant whose hardware features the GPU lacks")
-def _arch_gating(row):
-    from generator.catalog.hardware import GPUS
-    features = GPUS[row["gpu"]].features
-    for t in row["trace"]:
-        if t["status"] == "ok":
-            missing = variant_requires(row["op"], row["impl"], t["tag"], row["dtype"]) - features
-            if missing:
-                return f"step {t['step']}: ok {t['tag']} needs {sorted(missing)} absent on {row['gpu']}"
-
-
-@check(KI, "fix_follows_error", "a fix step follows a failed step and resubmits its variant and params")
-def _fix(row):
-    trace = row["trace"]
-    for i, t in enumerate(trace):
-        if t["kind"] == "fix":
-            prev = trace[i - 1] if i else None
-            if prev is None or prev["status"] == "ok":
-                return f"step {t['step']}: fix without a preceding failure"
-            if (prev["tag"], prev["params"]) != (t["tag"], t["params"]):
-                return f"step {t['step']}: fix changes variant or params"
-
-
-@check(KI, "assistant_code_only", "assistant turns are kernel source only: no markdown fences, a kernel entry")
-def _code_only(row):
-    marker = "__global__" if row["impl"] == "cuda" else "@triton.jit"
-    for m in row["messages"][2::2]:
-        text = m["content"]
-        if "```" in text or marker not in text:
-            return f"assistant turn is not bare {row['impl']} source (fences or no {marker})"
-
-
-@check(KI, "number_types", "times, speedups and elapsed_s are floats; counts and step numbers are ints")
-def _types(row):
-    floats = [row["baseline_ms"], row["roofline_ms"], row["best"]["time_ms"], row["best"]["speedup"], row["elapsed_s"]]
-    floats += [t["time_ms"] for t in row["trace"] if t["time_ms"] is not None]
-    ints = [row["num_steps"], row["attempts"], row["best"]["step"]] + [t["step"] for t in row["trace"]]
-    if not all(type(x) is float for x in floats):
-        return "a time, speedup or elapsed_s is not a float"
-    if not all(type(x) is int for x in ints):
-        return "a count or step number is not an int"
-
-
-@shortcut(KI, (_step_count, _message_roles, _feedback_header, _timestamps, _duration, _time_physics, _best_step,
-               _speedup, _kept, _attempts, _arch_gating, _fix))
-def _session_checks_pass(row) -> bool:
-    """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
-    turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
-    themselves then name what fails. A malformed row raises, as the checks would."""
-    trace, n = row["trace"], row["num_steps"]
-    if n != len(trace) or not 30 <= n <= 200:
-        return False
-    if [m["role"] for m in row["messages"]] != ["system", "user"] + ["assistant", "user"] * n:
-        return False
-    headers = _headers(row)
-    if [h[4] if h else _NO_HEADER for h in headers] != [t["status"] for t in trace]:
-        return False
-    secs = _seconds(headers)
-    elapsed = row["elapsed_s"]
-    if not all(map(operator.lt, secs, secs[1:])) or secs[-1] != elapsed or not 3600 <= elapsed <= 5 * 3600:
-        return False
-    h, rem = divmod(int(elapsed), 3600)
-    if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
-        return False
-    roof, lacks = row["roofline_ms"], gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
-    running, n_ok, prev = float("inf"), 0, None
-    for step, t in enumerate(trace, 1):
-        time, ok = t["time_ms"], t["status"] == "ok"
-        if t["step"] != step or (time is None) == ok:
-            return False
-        improved = ok and time < running
-        if t["kept"] != improved:
-            return False
-        if ok:
-            if time < roof or lacks[t["tag"]]:
-                return False
-            n_ok += 1
-            if improved:
-                running = time
-        if t["kind"] == "fix" and (prev is None or prev["status"] == "ok"
-                                   or (prev["tag"], prev["params"]) != (t["tag"], t["params"])):
-            return False
-        prev = t
-    best = row["best"]
-    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running:
-        return False
-    if trace[best["step"] - 1]["time_ms"] != running:
-        return False
-    want = row["baseline_ms"] / best["time_ms"]
-    return abs(best["speedup"] - want) <= _SPEEDUP_RTOL * want
-
-
-@check(KI, "unique_sessions", "session_id and (op, impl, gpu, dtype, shape) unique within the batch", scope="batch")
-def _unique(rows):
-    seen_ids, seen_keys, problems = set(), set(), []
-    for i, row in enumerate(rows):
-        key = (row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items())))
-        if row["session_id"] in seen_ids or key in seen_keys:
-            problems.append(f"row {i} ({row['session_id']}): duplicate session_id or task")
-        seen_ids.add(row["session_id"])
-        seen_keys.add(key)
-    return problems

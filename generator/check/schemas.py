@@ -21,6 +21,8 @@ import jsonschema
 import orjson
 import referencing
 
+from generator.registry import id_fields
+
 try:
     import jsonschema_rs
 except ImportError:  # optional accelerator
@@ -29,7 +31,7 @@ except ImportError:  # optional accelerator
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
 NAMES = ("session", "episode", "task", "stats")
-ID_FIELDS = {"session": "session_id", "episode": "episode_id", "task": "task_id"}
+ID_FIELDS = id_fields()   # row schema -> its id field, from the dataset descriptors
 
 
 def schema_path(name: str) -> Path:

@@ -1,12 +1,12 @@
 """Cross-field rules of the row formats, for any file: the invariants a schema cannot express.
 
 The dataset invariants (step and message counts, timestamps, best and speedup, kept flags, rewards recomputed,
-times >= roofline, arch gating) are written once, as the row checks of `generator.check.qa`'s registry, which the
+times >= roofline, arch gating) are written once, as the row checks of each dataset's `CheckSet`, which the
 writers run per batch; `check` runs the same functions on one row of any file, so a downloaded or hand-edited
 file is held to exactly what generation guarantees. Rules every task-bearing row shares (the task exists in the
 catalog; the naive baseline is not faster than the roofline) live here.
 
-A dataset may register a shortcut through its checks (`generator.check.qa.shortcut`): one pass over a row that says
+A dataset may register a shortcut through its checks (`CheckSet.shortcut`): one pass over a row that says
 yes for nearly every row, instead of one pass per check. Only where it says no do the checks run, so every
 message still comes from the check itself.
 
@@ -17,13 +17,11 @@ the cost of parsing the row) and is no cross-field invariant; the writers still 
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Callable, NamedTuple
 
+from generator import registry
 from generator.check import qa
 
-# schema -> (QA dataset name, module that registers its checks in generator.check.qa.REGISTRY)
-QA_DATASETS = {"session": ("kernelinfer", "generator.check.qa"), "episode": ("kernelswarm", "generator.kernelswarm.checks")}
 QA_ONLY = frozenset({
     "number_types",          # = schemas.number_problems
     "arch_matches_gpu",      # = the schema's gpu -> arch rule
@@ -36,7 +34,7 @@ Rule = tuple[str, Callable[[dict], "str | None"]]   # (name, row -> problem or N
 
 
 class Rules(NamedTuple):
-    """The rules of one schema, and the dataset's shortcut (see `generator.check.qa.shortcut`), if it has one: when
+    """The rules of one schema, and the dataset's shortcut (see `CheckSet.shortcut`), if it has one: when
     the shortcut says yes, only the rules it does not vouch for still run."""
 
     all: tuple[Rule, ...]
@@ -70,16 +68,12 @@ def run(rules: Rules, row: dict) -> list[str]:
 
 
 def rules_for(schema: str) -> Rules:
-    """The rules for rows of `schema`: the QA registry's row checks as registered *now* (a check registered or
-    removed later is seen, so no stale rule outlives a change to the registry)."""
-    checks: tuple = ()
-    shortcut = None
-    if schema in QA_DATASETS:
-        dataset, module = QA_DATASETS[schema]
-        importlib.import_module(module)
-        checks = tuple(qa.REGISTRY.get(dataset, ()))
-        shortcut = qa.SHORTCUTS.get(dataset)
-    return _rules(schema, checks, shortcut)
+    """The rules for rows of `schema`: its dataset's row checks as registered *now* (a check registered or
+    removed later is seen, so no stale rule outlives a change to the check set)."""
+    dataset = registry.by_schema(schema)
+    if dataset is None:
+        return _rules(schema, (), None)
+    return _rules(schema, tuple(dataset.checks.checks), dataset.checks.shortcut_fn)
 
 
 @functools.lru_cache(maxsize=16)

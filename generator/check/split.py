@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from generator.check.crossfile import CrossFile
+from generator.check.errors import InputError
 from generator.check.rowscan import Chunk, Scan, scan_lines
 
 
@@ -42,7 +43,6 @@ def raw_bytes(record: dict) -> bytes:
 
 
 def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = None, semantic: bool = True) -> SplitResult:
-    from generator.check.validate import InputError
 
     src, good, rejects = Path(src), Path(good), Path(rejects)
     if not src.is_file():

@@ -24,23 +24,23 @@ import orjson
 from generator.check import schemas, semantic as semantic_rules
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
+from generator.check.errors import InputError
+from generator.check.split import split_file
 from generator.write.writer import default_workers
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
+from generator.layout import SHARD_DIR
+from generator.registry import DATASETS
 
-MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
+MERGED = {d.merged_file: d.schema for d in DATASETS.values()}   # merged view -> its row schema
 FIXED = {"tasks_holdout.jsonl": "task"}
 STATS = "stats.json"
-SHARDS = "batches"
+SHARDS = SHARD_DIR
 # holdout rows are checked against training rows, stats.json against the row counts of both
 ORDER = {"session": 0, "episode": 0, None: 1, "task": 2, "stats": 3}
 ROW_COUNT_KEYS = {"session": "sessions", "episode": "episodes"}   # stats.json key counting the folder's rows
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
-
-
-class InputError(Exception):
-    """A path cannot be read, or the arguments make no sense: exit status 2."""
 
 
 @dataclass(frozen=True)
@@ -371,8 +371,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_split(args: argparse.Namespace) -> int:
-    from generator.check.split import split_file
-
     if not (args.split and args.good and args.rejects) or args.paths:
         raise InputError("--split SRC needs --good OUT and --rejects REJ, and no other PATH")
     result = split_file(args.split, args.good, args.rejects, schema=args.schema, semantic=args.semantic)

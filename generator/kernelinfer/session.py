@@ -10,7 +10,6 @@ module only decides what the engineer does next and records it.
 """
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 import numpy as np
@@ -19,7 +18,7 @@ from generator.sim import clock, feedback, workbench
 from generator.catalog.hardware import FEATURES, GPUS
 from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
-from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig
+from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
@@ -40,17 +39,6 @@ SYSTEM_PROMPT = (
     "`[t+H:MM:SS] RESULT <status>` with status ok, compile_error or wrong_result. Keep the kernel's signature. "
     "The goal is the lowest time that passes the correctness check."
 )
-
-
-def session_id(task) -> str:
-    """Readable and unique per task: `{op}_{impl}_{gpu}_{dtype}_{8 hex of the shape}`."""
-    shape = ",".join(f"{k}={v}" for k, v in task.shape)
-    return f"{task.op}_{task.impl}_{task.gpu}_{task.dtype}_{hashlib.blake2s(shape.encode(), digest_size=4).hexdigest()}"
-
-
-def holdout_row(task) -> dict:
-    """A `tasks_holdout.jsonl` row: the task without a solution."""
-    return {"task_id": session_id(task), **workbench.task_fields(task)}
 
 
 def _gpu_limits(gpu, dtype: str) -> str:
@@ -350,7 +338,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
                       "time_ms": time_ms, "kept": kept})
     fields = wb.fields
     return {
-        "session_id": session_id(task), **fields,
+        "session_id": task_id(task), **fields,
         "best": {"step": best_step, "time_ms": best.time_ms, "speedup": sig(fields["baseline_ms"] / best.time_ms, 4)},
         "attempts": attempts,
         "elapsed_s": float(stamps[-1]), "elapsed_hms": clock.hms(stamps[-1]),

@@ -9,20 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-import numpy as np
+from generator.write.aggregate import counter_dict, merge_shards, sig, speedup_summary, summary
 
 STATUSES = ("ok", "compile_error", "wrong_result")
 KINDS = ("new_variant", "tune", "fix", "revert")
 ATTEMPTS_DEFINITION = ("number of candidates that reached the benchmark: steps whose kernel compiled, launched, "
                        "passed the correctness check and was timed (status ok)")
-
-
-def sig(x: float, digits: int = 4) -> float:
-    return float(f"{x:.{digits}g}")
-
-
-def counter_dict(counter: Counter) -> dict[str, int]:
-    return {k: counter[k] for k in sorted(counter)}
 
 
 def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
@@ -46,30 +38,6 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
     return {"steps": steps, "seconds": seconds, "speedups": speedups, "attempts": attempts,
             "statuses": statuses, "kinds": kinds, "tags": tags,
             "ops": ops, "gpus": gpus, "impls": impls, "dtypes": dtypes}
-
-
-def summary(values: list[float], digits: int = 4) -> dict[str, float]:
-    a = np.asarray(values, dtype=float)
-    return {"mean": sig(a.mean(), digits), "median": sig(float(np.median(a)), digits),
-            "min": sig(a.min(), digits), "max": sig(a.max(), digits)}
-
-
-def speedup_summary(values: list[float]) -> dict[str, float]:
-    """Mean/median/min/max plus the geometric mean (the fair average of ratios)."""
-    return {**summary(values), "geomean": sig(float(np.exp(np.log(np.asarray(values, dtype=float)).mean())))}
-
-
-def merge_shards(shards: list[dict], list_keys: tuple[str, ...], counter_keys: tuple[str, ...]
-                 ) -> tuple[dict[str, list], dict[str, Counter]]:
-    """Concatenate the per-row lists and add up the counters of shard summaries, in shard order."""
-    lists: dict[str, list] = {k: [] for k in list_keys}
-    counters = {k: Counter() for k in counter_keys}
-    for shard in shards:
-        for k, values in lists.items():
-            values.extend(shard[k])
-        for k, c in counters.items():
-            c.update(shard[k])
-    return lists, counters
 
 
 def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:

@@ -1,6 +1,6 @@
 """Mechanical QA of kernelswarm episodes: the invariants the episode format promises, recomputed per row.
 
-Registered in `generator.check.qa`'s registry under "kernelswarm", so the writer runs them per batch and the validator
+Registered on `CHECKS`, so the writer runs them per batch and the validator
 (`generator.check.semantic`) runs them on any episode file. Every number is recomputed from the episode's own
 messages: rewards from the shared best at each result, agent tallies from candidates and results, the best time
 from the kept results.
@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 import re
 
-from generator.check.qa import check, gpu_lacks, shortcut, variant_requires
+from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
 
-KS = "kernelswarm"
+CHECKS = CheckSet("kernelswarm")
 _SPEEDUP_RTOL = 2e-3
 # kind -> roles allowed to send it
 KIND_ROLES = {
@@ -39,7 +40,7 @@ def _results(row):
     return [m for m in row["messages"] if m["kind"] == "result"]
 
 
-@check(KS, "message_count", "num_messages == len(messages) and the id ends with it")
+@CHECKS.check("message_count", "num_messages == len(messages) and the id ends with it")
 def _message_count(row):
     if row["num_messages"] != len(row["messages"]):
         return f"num_messages {row['num_messages']} != {len(row['messages'])} messages"
@@ -49,7 +50,7 @@ def _message_count(row):
     return None
 
 
-@check(KS, "agents", "n_agents specialists plus the lead, within the scenario's range")
+@CHECKS.check("agents", "n_agents specialists plus the lead, within the scenario's range")
 def _agents(row):
     lo, hi = SCENARIOS[row["scenario"]]
     if not lo <= row["n_agents"] <= hi:
@@ -59,7 +60,7 @@ def _agents(row):
     return None
 
 
-@check(KS, "kind_roles", "every message kind comes only from its role, with its kind-specific fields")
+@CHECKS.check("kind_roles", "every message kind comes only from its role, with its kind-specific fields")
 def _kind_roles(row):
     roles = {a["id"]: a["role"] for a in row["agents"]}
     for i, m in enumerate(row["messages"]):
@@ -77,7 +78,7 @@ def _kind_roles(row):
     return None
 
 
-@check(KS, "rewards", "every reward equals the seed's formula recomputed from the episode's own numbers")
+@CHECKS.check("rewards", "every reward equals the seed's formula recomputed from the episode's own numbers")
 def _rewards(row):
     best = row["baseline_ms"]
     for i, m in enumerate(row["messages"]):
@@ -94,7 +95,7 @@ def _rewards(row):
     return None
 
 
-@check(KS, "agent_tallies", "agents' tries, kept and best_ms equal what the messages say")
+@CHECKS.check("agent_tallies", "agents' tries, kept and best_ms equal what the messages say")
 def _agent_tallies(row):
     tries, kept, best = {}, {}, {}
     shared = row["baseline_ms"]
@@ -114,7 +115,7 @@ def _agent_tallies(row):
     return None
 
 
-@check(KS, "leaderboards", "every leaderboard ranks agents by best time so far")
+@CHECKS.check("leaderboards", "every leaderboard ranks agents by best time so far")
 def _leaderboards(row):
     best: dict[str, float] = {}
     for i, m in enumerate(row["messages"]):
@@ -131,7 +132,7 @@ def _leaderboards(row):
     return None
 
 
-@check(KS, "merges", "a merge picks the best result so far")
+@CHECKS.check("merges", "a merge picks the best result so far")
 def _merges(row):
     shared, owner = row["baseline_ms"], None
     for i, m in enumerate(row["messages"]):
@@ -142,7 +143,7 @@ def _merges(row):
     return None
 
 
-@check(KS, "clock", "t never decreases, elapsed_s is the last t, and the horizon is 1-5 h")
+@CHECKS.check("clock", "t never decreases, elapsed_s is the last t, and the horizon is 1-5 h")
 def _clock(row):
     ts = [m["t"] for m in row["messages"]]
     if any(b < a for a, b in zip(ts, ts[1:])):
@@ -155,7 +156,7 @@ def _clock(row):
     return None
 
 
-@check(KS, "best_and_speedup", "best_ms is the best kept result; speedup == baseline_ms / best_ms")
+@CHECKS.check("best_and_speedup", "best_ms is the best kept result; speedup == baseline_ms / best_ms")
 def _best(row):
     ok = [m["time_ms"] for m in _results(row) if m["status"] == "ok"]
     if not ok or row["best_ms"] != min(ok) or row["best_ms"] >= row["baseline_ms"]:
@@ -166,7 +167,7 @@ def _best(row):
     return None
 
 
-@check(KS, "physics", "every ok time is at or above the task's roofline")
+@CHECKS.check("physics", "every ok time is at or above the task's roofline")
 def _physics(row):
     for m in _results(row):
         if m["status"] == "ok" and m["time_ms"] < row["roofline_ms"]:
@@ -174,7 +175,7 @@ def _physics(row):
     return None
 
 
-@check(KS, "arch_gating", "no variant passes on a GPU that lacks a feature it needs")
+@CHECKS.check("arch_gating", "no variant passes on a GPU that lacks a feature it needs")
 def _arch_gating(row):
     from generator.catalog.hardware import GPUS
 
@@ -186,7 +187,7 @@ def _arch_gating(row):
     return None
 
 
-@check(KS, "unique_ids", "episode_id is unique in the batch", scope="batch")
+@CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
     for r in rows:
@@ -200,7 +201,7 @@ ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _l
               _physics, _arch_gating)
 
 
-@shortcut(KS, ROW_CHECKS)
+@CHECKS.shortcut(ROW_CHECKS)
 def row_checks_pass(row) -> bool:
     """True only if every check of ROW_CHECKS passes on `row`, a row valid against schema/episode.schema.json: the
     validator's hot path, one pass over the messages instead of one per check.

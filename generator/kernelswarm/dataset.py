@@ -1,19 +1,20 @@
-"""`python -m generator kernelswarm`: write the kernelswarm dataset folder (defaults = the seed's scale)."""
+"""kernelswarm's `Dataset` descriptor: multi-agent episodes over the seed's 17 ops, plus held-out tasks.
+
+Which task and scenario each episode gets is `plan`; the episode itself is `episode.simulate_episode`.
+"""
 from __future__ import annotations
 
-from generator.write import generate as dataset_cli
-from generator.kernelswarm import stats as swarm_stats
-from generator.kernelinfer.session import holdout_row
-from generator.kernelswarm.plan import episode, plan
-
-DEFAULT_EPISODES = 2400
-DEFAULT_HOLDOUT = 100
+from generator.dataset import Dataset
+from generator.kernelswarm import features, stats
+from generator.kernelswarm.checks import CHECKS
+from generator.kernelswarm.plan import STREAM, episode, plan
+from generator.layout import shard_range
+from generator.sim.workbench import holdout_row
 
 
 def rows_for_shard(seed: int, episodes: int, holdout: int, shard: int):
-    """Rows of one shard: episode i from its own generator (see swarm_plan)."""
-    stop = min((shard + 1) * dataset_cli.SHARD_SIZE, episodes)
-    for i in range(shard * dataset_cli.SHARD_SIZE, stop):
+    """Rows of one shard: episode i from its own generator (see plan)."""
+    for i in shard_range(shard, episodes):
         yield episode(seed, episodes, holdout, i)
 
 
@@ -21,16 +22,10 @@ def holdout_rows(seed: int, episodes: int, holdout: int) -> list[dict]:
     return [holdout_row(t) for t in plan(seed, episodes, holdout).holdout]
 
 
-SPEC = dataset_cli.DatasetSpec(
-    name="kernelswarm", count_flag="episodes", default_rows=DEFAULT_EPISODES, default_holdout=DEFAULT_HOLDOUT,
-    merged_name="episodes.jsonl", id_field="episode_id", total_key="total_messages",
-    qa_module="generator.kernelswarm.checks", rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
-    shard_stats=swarm_stats.shard_stats, combine_stats=swarm_stats.combine)
-
-
-def add_arguments(parser) -> None:
-    dataset_cli.add_arguments(SPEC, parser)
-
-
-def run(args) -> int:
-    return dataset_cli.run(SPEC, args)
+KERNELSWARM = Dataset(
+    name="kernelswarm", title="kernelstrain — kernelswarm", row_unit="episode", count_flag="episodes",
+    default_rows=2400, default_holdout=100, stream=STREAM, id_field="episode_id", merged_file="episodes.jsonl",
+    total_key="total_messages", features=features.FEATURES, description=features.DESCRIPTION,
+    citation=features.CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=features.FORMAT_NOTES,
+    sft_snippet=features.SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
+    shard_stats=stats.shard_stats, combine_stats=stats.combine)

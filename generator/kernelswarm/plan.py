@@ -19,7 +19,7 @@ from generator.sim.seeding import rng_for, rng_for_purpose
 from generator.kernelswarm.episode import SCENARIOS, simulate_episode
 from generator.catalog.tasks import Task, split_tasks
 
-DATASET = "kernelswarm"
+STREAM = 2   # kernelswarm's word in every SeedSequence (kernelinfer has 1)
 SWARM_IMPLS = {
     "flash_decode": "cuda", "swa_decode": "cuda", "gemm_fp16": "cuda", "int8_gemm": "cuda", "fp8_gemm": "cuda",
     "int4_gemv": "cuda", "rmsnorm": "cuda", "rope": "cuda", "swiglu_act": "cuda", "topk_sample": "cuda",
@@ -37,13 +37,13 @@ class Plan:
 @lru_cache(maxsize=4)
 def plan(seed: int, episodes: int, holdout: int) -> Plan:
     """The episode assignment for (seed, counts): deterministic, catalog-ordered like the seed's rows."""
-    split = split_tasks(seed, None, holdout, ops=tuple(SWARM_IMPLS), dataset=DATASET)
+    split = split_tasks(seed, None, holdout, ops=tuple(SWARM_IMPLS), stream=STREAM)
     train = [t for t in split.train if SWARM_IMPLS[t.op] == t.impl]
     held = tuple(t if SWARM_IMPLS[t.op] == t.impl else _with_impl(t) for t in split.holdout)
     pairs = [(t, s) for t in train for s in SCENARIOS]
     if episodes > len(pairs):
         raise ValueError(f"asked for {episodes} episodes but only {len(pairs)} (task, scenario) pairs exist")
-    rng = rng_for_purpose(seed, DATASET, "split")
+    rng = rng_for_purpose(seed, STREAM, "split")
     rng.random()   # a stream apart from the one the task split used
     chosen = sorted(rng.choice(len(pairs), size=episodes, replace=False).tolist())
     return Plan(tuple(pairs[i] for i in chosen), held)
@@ -75,7 +75,7 @@ def _num_messages(seed: int, episodes: int, holdout: int, index: int) -> int:
     count = _RECENT_COUNTS.get(key)
     if count is None:
         task, scenario = plan(seed, episodes, holdout).episodes[index]
-        count = simulate_episode(task, scenario, rng_for(seed, DATASET, index))["num_messages"]
+        count = simulate_episode(task, scenario, rng_for(seed, STREAM, index))["num_messages"]
         _remember(key, count)
     return count
 
@@ -84,7 +84,7 @@ def episode(seed: int, episodes: int, holdout: int, index: int) -> dict:
     """Episode `index` as a row, its `episode_id` first."""
     p = plan(seed, episodes, holdout)
     task, scenario = p.episodes[index]
-    row = simulate_episode(task, scenario, rng_for(seed, DATASET, index))
+    row = simulate_episode(task, scenario, rng_for(seed, STREAM, index))
     _remember((seed, episodes, holdout, index), row["num_messages"])
     base = f"{_prefix(task, scenario)}_{row['num_messages']}"
     clashes = sum(1 for j in _groups(seed, episodes, holdout)[_group_key(task, scenario)]

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from generator.kernelinfer.stats import counter_dict, merge_shards, sig, speedup_summary, summary
+from generator.write.aggregate import counter_dict, merge_shards, sig, speedup_summary, summary
 
 RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
 LIST_KEYS = ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")

@@ -6,6 +6,7 @@ time are cached per (variant, params): an optimizer revisits the same candidates
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -43,6 +44,18 @@ def task_fields(task) -> dict:
     return {"op": task.op, "impl": task.impl, "gpu": task.gpu, "arch": gpu.arch, "dtype": task.dtype,
             "shape": dict(task.shape), "signature": op.signature(task.impl, task.dtype), "desc": op.desc,
             "baseline_ms": sig(perf.baseline_ms(task)), "roofline_ms": sig(perf.roofline_ms(task))}
+
+
+def task_id(task) -> str:
+    """Readable and unique per task: `{op}_{impl}_{gpu}_{dtype}_{8 hex of the shape}` (kernelinfer's session_id,
+    every dataset's held-out task_id)."""
+    shape = ",".join(f"{k}={v}" for k, v in task.shape)
+    return f"{task.op}_{task.impl}_{task.gpu}_{task.dtype}_{hashlib.blake2s(shape.encode(), digest_size=4).hexdigest()}"
+
+
+def holdout_row(task) -> dict:
+    """A `tasks_holdout.jsonl` row: the task without a solution."""
+    return {"task_id": task_id(task), **task_fields(task)}
 
 
 @dataclass(slots=True)

@@ -1,116 +1,90 @@
-"""The dataset card (README.md): YAML front matter generated from the builders, prose from stats.json.
+"""The dataset card (README.md): YAML front matter generated from the `Dataset` descriptor, prose from stats.json.
 
 The Hub (and `load_dataset(folder)`) reads only the YAML: `configs` says which files make which config and
 split, `dataset_info` fixes the features so the JSON loader never guesses them from one file. Both come from
-the builder classes in `kernelinfer.py` / `kernelswarm.py`, so there is no second copy of any feature list.
+the descriptor, the same one the builders read, so there is no second copy of any feature list.
 """
 from __future__ import annotations
-
-import importlib
 
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from generator.builder import HOLDOUT_CONFIG, KernelstrainBuilder
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
+from generator.dataset import Dataset
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_SIZE
+from generator.write.parquet import shard_pattern
 
-DATASETS = ("kernelinfer", "kernelswarm")
 TASK_CATEGORIES = ["text-generation"]
 COMMON_TAGS = ["cuda", "triton", "kernel-optimization", "gpu", "inference", "llm-inference", "synthetic-data"]
-EXTRA_TAGS = {"kernelinfer": ["long-horizon", "sft"], "kernelswarm": ["multi-agent", "reinforcement-learning"]}
-PRETTY_NAMES = {"kernelinfer": "kernelstrain — kernelinfer", "kernelswarm": "kernelstrain — kernelswarm"}
 SIZE_BOUNDS = [
     (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
     (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"),
 ]
 
 
-def builder_module(dataset: str):
-    """The builder module (`kernelinfer` or `kernelswarm`), the source of configs and features."""
-    if dataset not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; expected one of {', '.join(DATASETS)}")
-    return importlib.import_module(dataset)
-
-
-def builder_class(dataset: str) -> type[KernelstrainBuilder]:
-    module = builder_module(dataset)
-    return next(
-        obj for obj in vars(module).values()
-        if isinstance(obj, type) and issubclass(obj, KernelstrainBuilder) and obj is not KernelstrainBuilder
-    )
-
-
-def data_files(dataset: str, data_format: str = "jsonl") -> dict[str, dict[str, str]]:
+def data_files(dataset: Dataset, data_format: str = "jsonl") -> dict[str, dict[str, str]]:
     """config -> {split: path pattern} in a dataset folder (jsonl) or a staged Parquet repo."""
-    builder = builder_class(dataset)
-    out = {}
-    for config in builder.BUILDER_CONFIGS:
-        split = builder.split_for(config.name)
-        if data_format == "jsonl":
-            out[config.name] = {split: builder.pattern_for(config.name)}
-        elif data_format == "parquet":
-            from generator.write.parquet import shard_pattern
-
-            out[config.name] = {split: shard_pattern(config.name, split)}
-        else:
-            raise ValueError(f"unknown data format {data_format!r}; expected jsonl or parquet")
-    return out
+    if data_format not in ("jsonl", "parquet"):
+        raise ValueError(f"unknown data format {data_format!r}; expected jsonl or parquet")
+    return {c.name: {c.split: c.pattern if data_format == "jsonl" else shard_pattern(c.name, c.split)}
+            for c in dataset.configs}
 
 
 def size_category(num_rows: int) -> str:
     return next((label for bound, label in SIZE_BOUNDS if num_rows < bound), "n>1B")
 
 
-def card_metadata(dataset: str, *, num_rows: int | None = None, data_format: str = "jsonl") -> dict:
+def card_metadata(dataset: Dataset, *, num_rows: int | None = None, data_format: str = "jsonl") -> dict:
     """YAML front matter: license, task_categories, tags, size_categories, configs, dataset_info."""
     return _card_data(dataset, num_rows, data_format).to_dict()
 
 
-def _card_data(dataset: str, num_rows: int | None, data_format: str) -> DatasetCardData:
-    builder = builder_class(dataset)
+def _card_data(dataset: Dataset, num_rows: int | None, data_format: str) -> DatasetCardData:
+    default = dataset.configs[0].name
     card_data = DatasetCardData(
         license="mit",
-        pretty_name=PRETTY_NAMES[dataset],
+        pretty_name=dataset.title,
         task_categories=TASK_CATEGORIES,
-        tags=COMMON_TAGS + EXTRA_TAGS[dataset],
+        tags=COMMON_TAGS + list(dataset.tags),
         size_categories=[size_category(num_rows)] if num_rows is not None else None,
         configs=[
             {
                 "config_name": name,
-                **({"default": True} if name == builder.DEFAULT_CONFIG_NAME else {}),
+                **({"default": True} if name == default else {}),
                 "data_files": [{"split": split, "path": path} for split, path in splits.items()],
             }
             for name, splits in data_files(dataset, data_format).items()
         ],
     )
     infos = datasets.info.DatasetInfosDict(
-        {c.name: datasets.DatasetInfo(features=builder.features_for(c.name)) for c in builder.BUILDER_CONFIGS}
+        {c.name: datasets.DatasetInfo(features=c.features) for c in dataset.configs}
     )
     infos.to_dataset_card_data(card_data)
     return card_data
 
 
-def num_rows_from(dataset: str, stats: dict) -> int | None:
+def num_rows_from(dataset: Dataset, stats: dict) -> int | None:
     """The row count stats.json states (its key names the dataset's unit: sessions or episodes)."""
-    unit = builder_module(dataset).MAIN_CONFIG
+    unit = dataset.count_flag
     for key in (f"num_{unit}", unit, "num_rows", "rows"):
         if isinstance(stats.get(key), int):
             return stats[key]
     return None
 
 
-def render_card(dataset: str, stats: dict, *, data_format: str = "jsonl") -> str:
+def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") -> str:
     """The full README.md: front matter from `card_metadata`, then the prose sections."""
     card_data = _card_data(dataset, num_rows_from(dataset, stats), data_format)
-    module = builder_module(dataset)
     sections = [
-        f"# {PRETTY_NAMES[dataset]}\n\n{module.DESCRIPTION}\n\n{SIMULATED_WARNING}",
+        f"# {dataset.title}\n\n{dataset.description}\n\n{SIMULATED_WARNING}",
         _scope(),
         _hardware(),
-        _format(dataset, module),
+        _format(dataset),
         _statistics(stats),
         PROVENANCE,
-        _loading(dataset, module, data_format),
-        f"## Citation\n\n```bibtex\n{module.CITATION}\n```",
+        _loading(dataset, data_format),
+        f"## Citation\n\n```bibtex\n{dataset.citation}\n```",
     ]
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
 
@@ -140,8 +114,6 @@ of kernels, driver/toolkit version differences, thermal and clock behaviour, and
 
 
 def _scope() -> str:
-    from generator.catalog.ops import OPS
-
     families: dict[str, list[str]] = {}
     for op in OPS.values():
         families.setdefault(op.family, []).append(f"`{op.name}`")
@@ -154,8 +126,6 @@ def _scope() -> str:
 
 
 def _hardware() -> str:
-    from generator.catalog.hardware import GPUS
-
     rows = [
         f"| `{g.name}` | {g.display} | `{g.arch}` | {g.dram_gbps:g} GB/s | {', '.join(sorted(g.features)) or '-'} |"
         for g in GPUS.values()
@@ -177,32 +147,16 @@ def feature_type(feature) -> str:
     return type(feature).__name__
 
 
-FORMAT_NOTES = {
-    "kernelinfer": (
-        "One row is one optimization session. `messages` is the training text in chat form: a system turn, the "
-        "user's task, then alternating assistant turns (the full kernel source, no prose) and user feedback "
-        "whose first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `wrong_result`). `trace` is "
-        "compact per-step metadata (variant `tag`, step `kind`, tuned `params`, `status`, `time_ms` null unless "
-        "ok, `kept`)."
-    ),
-    "kernelswarm": (
-        "One row is one multi-agent episode. `messages` is the episode's log; each message has the common "
-        "fields `role`, `agent`, `kind`, `content`, `t` (seconds since start) and `reward`, plus kind-specific "
-        "fields (`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use them. Rewards are "
-        "attached to environment `result` messages and to the final `verdict`."
-    ),
-}
-
-
-def _format(dataset: str, module) -> str:
-    rows = [f"| `{name}` | {feature_type(f)} |" for name, f in module.FEATURES.items()]
-    holdout = ", ".join(f"`{name}`" for name in module.HOLDOUT_FEATURES)
+def _format(dataset: Dataset) -> str:
+    rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
+    holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
+    main = dataset.configs[0].name
     return (
-        f"## Format\n\nJSONL, one row per line. {FORMAT_NOTES[dataset]}\n\n| field | type |\n|---|---|\n"
+        f"## Format\n\nJSONL, one row per line. {dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)
-        + f"\n\nThe `{HOLDOUT_CONFIG}` config (`tasks_holdout.jsonl`) holds held-out task specs with no solution: "
+        + f"\n\nThe `{HOLDOUT_CONFIG}` config (`{HOLDOUT_FILE}`) holds held-out task specs with no solution: "
         f"{holdout}. No (op, impl, gpu, dtype, shape) of a held-out task appears in training rows.\n\n"
-        f"Files: `batches/batch_NNN.jsonl` (100 rows each; the `{module.MAIN_CONFIG}` config), `{module.MERGED_FILE}` "
+        f"Files: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` config), `{dataset.merged_file}` "
         "(the same rows concatenated, for convenience; not a config), `tasks_holdout.jsonl`, `stats.json` "
         "(aggregate statistics), `qa_reports/batch_NNN.json` (mechanical checks per batch)."
     )
@@ -239,30 +193,15 @@ def _statistics(stats: dict) -> str:
     return "## Statistics\n\nFrom `stats.json`, computed from the rows.\n\n| statistic | value |\n|---|---|\n" + "\n".join(rows)
 
 
-SFT_SNIPPETS = {
-    "kernelinfer": '''# messages are already chat turns ({"role", "content"}): one SFT sample per session
-sft = ds.select_columns(["messages"])
-# text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)''',
-    "kernelswarm": '''# one SFT sample per agent: its own turns as assistant, what it saw as user turns
-def agent_view(row, agent):
-    return [
-        {"role": "assistant" if m["agent"] == agent else "user",
-         "content": m["content"] if m["agent"] == agent else f"[{m['agent']} {m['kind']}] {m['content']}"}
-        for m in row["messages"]
-    ]
-sample = agent_view(ds[0], ds[0]["agents"][1]["id"])''',
-}
-
-
-def _loading(dataset: str, module, data_format: str) -> str:
-    main, cls = module.MAIN_CONFIG, builder_class(dataset).__name__
-    count = builder_class(dataset).COUNT_FIELD
+def _loading(dataset: Dataset, data_format: str) -> str:
+    main, cls, name = dataset.configs[0].name, dataset.builder_name, dataset.name
+    count = f"num_{dataset.count_flag}"
     files = "Parquet shards under `data/`" if data_format == "parquet" else "`batches/*.jsonl`"
     calls = [
-        (f'ds = load_dataset("ORG/{dataset}", "{main}", split="train")', "from the Hub"),
-        (f'ds = load_dataset("path/to/{dataset}", "{main}", split="train")', "a generated or downloaded folder"),
-        (f'it = load_dataset("ORG/{dataset}", "{main}", split="train", streaming=True)', "streaming, shard by shard"),
-        (f'holdout = load_dataset("ORG/{dataset}", "{HOLDOUT_CONFIG}", split="test")', "held-out tasks, no solutions"),
+        (f'ds = load_dataset("ORG/{name}", "{main}", split="train")', "from the Hub"),
+        (f'ds = load_dataset("path/to/{name}", "{main}", split="train")', "a generated or downloaded folder"),
+        (f'it = load_dataset("ORG/{name}", "{main}", split="train", streaming=True)', "streaming, shard by shard"),
+        (f'holdout = load_dataset("ORG/{name}", "{HOLDOUT_CONFIG}", split="test")', "held-out tasks, no solutions"),
         ('ds[0]["shape"]', "a dict with the op's own keys"),
     ]
     width = max(len(code) for code, _ in calls) + 2
@@ -278,20 +217,20 @@ from datasets import load_dataset
 {snippet}
 ```
 
-The builder in the kernelstrain repository (`{dataset}.py`, importable, never part of the data folder) reads a
+The builder in the kernelstrain repository (`{name}.py`, importable, never part of the data folder) reads a
 folder or regenerates rows for a seed:
 
 ```python
-from {dataset} import {cls}
+from {name} import {cls}
 
-b = {cls}(config_name="{main}", data_dir="path/to/{dataset}")
+b = {cls}(config_name="{main}", data_dir="path/to/{name}")
 b.download_and_prepare(); ds = b.as_dataset(split="train")
-# generated on the fly: the rows `python -m generator {dataset} --seed 0 --{count[4:]} 100 --holdout 10` writes
+# generated on the fly: the rows `python -m generator {name} --seed 0 --{dataset.count_flag} 100 --holdout 10` writes
 b = {cls}(config_name="{main}", seed=0, {count}=100, num_holdout=10)
 ```
 
 Chat-format SFT samples:
 
 ```python
-{SFT_SNIPPETS[dataset]}
+{dataset.sft_snippet}
 ```"""

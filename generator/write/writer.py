@@ -24,8 +24,9 @@ from typing import Any, Callable, Iterable, Mapping
 
 import orjson
 
+from generator.layout import shard_name
+
 MARKER = ".kernelstrain.json"     # {"options": ...}: what produced the folder; kept in the finished folder
-SHARD_DIR = "batches"
 # copy_file_range errors meaning "not here" (old kernel, other filesystem, unsupported file type)
 _NO_KERNEL_COPY = frozenset({errno.ENOSYS, errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP})
 
@@ -62,10 +63,6 @@ def default_workers() -> int:
     most 8."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return min(8, cpus)
-
-
-def shard_name(index: int) -> str:
-    return f"{SHARD_DIR}/batch_{index:03d}.jsonl"
 
 
 @contextmanager

@@ -1,0 +1,25 @@
+"""The file layout of a generated dataset folder (the seed's), shared by the writer, the validator, the builders
+and the uploader: one place to read what lives where."""
+from __future__ import annotations
+
+SHARD_DIR = "batches"               # batches/batch_NNN.jsonl: the main config's files
+SHARD_SIZE = 100                    # rows per shard
+SHARD_PATTERN = f"{SHARD_DIR}/*.jsonl"
+HOLDOUT_FILE = "tasks_holdout.jsonl"
+HOLDOUT_CONFIG = "holdout"
+STATS_FILE = "stats.json"
+QA_DIR = "qa_reports"
+CARD_FILE = "README.md"
+
+
+def shard_name(index: int) -> str:
+    return f"{SHARD_DIR}/batch_{index:03d}.jsonl"
+
+
+def num_shards(rows: int) -> int:
+    return -(-rows // SHARD_SIZE)
+
+
+def shard_range(shard: int, rows: int) -> range:
+    """Row indices of shard `shard` in a run of `rows` rows."""
+    return range(shard * SHARD_SIZE, min((shard + 1) * SHARD_SIZE, rows))

@@ -1,0 +1,26 @@
+"""Every dataset kernelstrain generates: one line each. The CLI, validator, card and uploader look datasets up
+here (by name, by row schema), never by a module name."""
+from __future__ import annotations
+
+from generator.dataset import Dataset
+from generator.kernelinfer.dataset import KERNELINFER
+from generator.kernelswarm.dataset import KERNELSWARM
+
+DATASETS: dict[str, Dataset] = {d.name: d for d in (KERNELINFER, KERNELSWARM)}
+
+
+def get(name: str) -> Dataset:
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise ValueError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}") from None
+
+
+def by_schema(schema: str) -> Dataset | None:
+    """The dataset whose main rows follow `schema` (None for the shared `task` and `stats` schemas)."""
+    return next((d for d in DATASETS.values() if d.schema == schema), None)
+
+
+def id_fields() -> dict[str, str]:
+    """Row schema -> its id field, for every schema that has one."""
+    return {**{d.schema: d.id_field for d in DATASETS.values()}, "task": "task_id"}

@@ -77,7 +77,7 @@ def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") ->
     """The full README.md: front matter from `card_metadata`, then the prose sections."""
     card_data = _card_data(dataset, num_rows_from(dataset, stats), data_format)
     sections = [
-        f"# {dataset.title}\n\n{dataset.description}\n\n{SIMULATED_WARNING}",
+        f"# {dataset.title}\n\n{dataset.description}\n\n{SIMULATED_WARNING}\n\n{_version_line(stats)}",
         _scope(),
         _hardware(),
         _format(dataset),
@@ -87,6 +87,17 @@ def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") ->
         f"## Citation\n\n```bibtex\n{dataset.citation}\n```",
     ]
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
+
+
+def _version_line(stats: dict) -> str:
+    """Which generator, schema and options made these rows (stats.json's `generator`), and where changes are told."""
+    made = stats.get("generator") or {}
+    if "version" not in made:
+        return "Generator version: not recorded."
+    options = ", ".join(f"{k} {v}" for k, v in made.items() if k not in ("version", "schema_version"))
+    return (f"**Version**: kernelstrain {made['version']}, row schema {made.get('schema_version', '?')}; {options}. "
+            f"Rows of a new version may differ byte for byte from an older one: see CHANGELOG.md in the kernelstrain "
+            f"repository for what changed.")
 
 
 SIMULATED_WARNING = (

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from generator import SCHEMA_VERSION, __version__
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
@@ -101,7 +102,8 @@ def _finalize(problems: list[str], jobs: int):
 
 
 def run(dataset: Dataset, args) -> int:
-    options = {"seed": args.seed, dataset.count_flag: args.rows, "holdout": args.holdout}
+    options = {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": args.seed,
+               dataset.count_flag: args.rows, "holdout": args.holdout}
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:

@@ -16,6 +16,8 @@ from generator.kernels.faults import TEXT_KINDS, expect_clean, inject
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import variants_for
 
+pytestmark = pytest.mark.compiler   # real nvcc / Triton compiles: `pytest -m "not compiler"` leaves them out
+
 FIXTURES = Path(__file__).parent / "fixtures" / "templates"
 needs_nvcc = pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: compile audit skipped")
 
@@ -65,8 +67,7 @@ def test_fixture_faults_agree_with_real_compilers_across_archs():
 def test_catalog_sample_agrees():
     """A few dozen real template renders across ops, archs and outcome kinds; any disagreement fails."""
     cands = audit.catalog_candidates(24, seed=3)
-    if not cands:
-        pytest.skip("no kernel templates committed yet")
+    assert cands
     assert len({c.meta["arch"] for c in cands}) >= 3
     report = audit.audit(cands, jobs=2)
     if report["skipped"]:

@@ -19,6 +19,8 @@ from generator.catalog.ops import OPS
 from generator.catalog.tasks import Task
 from generator.catalog.variants import legal_on, variant, variants_for
 
+pytestmark = pytest.mark.compiler   # real nvcc / Triton compiles: `pytest -m "not compiler"` leaves them out
+
 CLASSES = ("gemm", "gemv", "attn_prefill")   # conv has its own owner and tests
 COMPUTE_OPS = tuple(name for name, op in OPS.items() if op.kernel_class in CLASSES and "cuda" in op.impls)
 needs_nvcc = pytest.mark.skipif(nvcc_path() is None, reason="nvcc not found: CUDA template compile checks skipped")

@@ -114,6 +114,7 @@ def test_expect_clean_arch_and_launch_outcomes():
                         r"Instruction 'wgmma\.fence' not supported on \.target 'sm_80'", exp.message)
 
 
+@pytest.mark.compiler
 @pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
 def test_cuda_predictions_match_real_nvcc():
     cases = []
@@ -138,6 +139,7 @@ def _strip(line: str) -> str:
     return re.sub(r"^ptxas \S+, line \d+; ", "ptxas ", line)
 
 
+@pytest.mark.compiler
 @pytest.mark.skipif(compilers.triton_unavailable() is not None, reason="Triton not importable: check skipped")
 def test_triton_predictions_match_real_triton():
     src = _fixture("triton", "a100")
@@ -150,6 +152,7 @@ def test_triton_predictions_match_real_triton():
         assert out.first == f"{exp.message} {exp.context.splitlines()[-1]}", out.output
 
 
+@pytest.mark.compiler
 @pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
 def test_wrong_template_arg_at_launches_and_calls_matches_nvcc():
     src = _fixture("cuda", "a10")

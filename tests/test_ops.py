@@ -66,6 +66,7 @@ def test_triton_signatures_parse_as_python():
             ast.parse(op.signature("triton") + "\n    pass\n")
 
 
+@pytest.mark.compiler
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_cuda_signatures_compile_with_nvcc(tmp_path):
     lines = ["#include <cstdint>", "#include <cuda_fp16.h>", "#include <cuda_bf16.h>", "#include <cuda_fp8.h>"]

@@ -41,8 +41,7 @@ def test_every_existing_template_renders_wherever_its_variant_is_legal():
             rendered += 1
             if task.impl == "cuda":
                 sizes.append(len(src.text.encode()))
-    if not rendered:
-        pytest.skip("no kernel templates committed yet")
+    assert rendered
     if sizes:
         assert 3_000 <= statistics.median(sizes) <= 12_000, f"median CUDA candidate {statistics.median(sizes)} B"
 
@@ -65,8 +64,7 @@ def test_tuning_changes_only_the_tuned_constant_lines():
                 assert changed, f"{task.impl}/{v.kernel_class}/{v.tag}: {name} never appears in the source"
                 assert all(name in line for line in changed), (v.tag, name, changed)
                 checked += 1
-    if not checked:
-        pytest.skip("no kernel templates committed yet")
+    assert checked
 
 
 def _rmsnorm(impl="cuda", gpu="a100"):

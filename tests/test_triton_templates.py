@@ -16,6 +16,8 @@ from generator.catalog.ops import OPS
 from generator.catalog.tasks import make_task
 from generator.catalog.variants import VARIANTS, legal_on, variants_for
 
+pytestmark = pytest.mark.compiler   # real nvcc / Triton compiles: `pytest -m "not compiler"` leaves them out
+
 TRITON_ROOT = TEMPLATE_ROOT / "triton"
 BY_CC = {80: "a100", 86: "a10", 90: "h100", 120: "rtx_5090"}
 needs_triton = pytest.mark.skipif(compilers.triton_unavailable() is not None,

@@ -13,6 +13,7 @@ import orjson
 import pytest
 import yaml
 
+from generator import SCHEMA_VERSION, __version__
 from generator.kernelinfer import stats
 from generator.__main__ import main
 from generator.dataset import HOLDOUT_FEATURES
@@ -81,7 +82,8 @@ def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) 
     holdout = holdout or [task_row(shape={"T": 32, "H": 8192})]
     write_jsonl(folder / "tasks_holdout.jsonl", holdout)
     summary = stats.combine([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
-                            data_bytes=(folder / "sessions.jsonl").stat().st_size, options={"seed": 0})
+                            data_bytes=(folder / "sessions.jsonl").stat().st_size,
+                            options={"version": __version__, "schema_version": SCHEMA_VERSION, "seed": 0})
     (folder / "stats.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     return folder
 

@@ -9,7 +9,7 @@ from generator.__main__ import main
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_json_document_lists_every_gpu_op_and_task():

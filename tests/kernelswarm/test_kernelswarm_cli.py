@@ -1,0 +1,63 @@
+"""`python -m generator kernelswarm` end to end on a small scale: layout, stats, QA, loading, determinism, errors."""
+from __future__ import annotations
+
+import datasets
+import orjson
+import pytest
+
+from generator.__main__ import main
+from generator.kernelswarm.checks import CHECKS as KS_CHECKS
+
+EPISODES, HOLDOUT = 130, 7
+
+
+def files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def rows(path):
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ks") / "kernelswarm"
+    assert main(["kernelswarm", "--out", str(out), "--seed", "4", "--episodes", str(EPISODES),
+                 "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0
+    return out
+
+
+def test_layout_stats_and_qa(folder):
+    f = files(folder)
+    assert [n for n in f if n.startswith("batches/")] == ["batches/batch_000.jsonl", "batches/batch_001.jsonl"]
+    assert f["episodes.jsonl"] == f["batches/batch_000.jsonl"] + f["batches/batch_001.jsonl"]
+    episodes = rows(folder / "episodes.jsonl")
+    stats = orjson.loads(f["stats.json"])
+    assert stats["episodes"] == len(episodes) == EPISODES and stats["holdout_tasks"] == HOLDOUT
+    assert stats["total_messages"] == sum(e["num_messages"] for e in episodes)
+    assert stats["generator"]["seed"] == 4 and stats["generator"]["episodes"] == EPISODES
+    for name in ("batch_000", "batch_001"):
+        report = orjson.loads(f[f"qa_reports/{name}.json"])
+        assert report["dataset"] == "kernelswarm" and report["passed"] == report["total"] == len(KS_CHECKS.checks)
+    assert len({e["episode_id"] for e in episodes}) == EPISODES
+    card = f["README.md"].decode()
+    assert card.startswith("---\n") and "config_name: episodes" in card and "kernelstrain" in card
+
+
+def test_every_config_loads(folder, tmp_path):
+    episodes = datasets.load_dataset(str(folder), "episodes", split="train", cache_dir=str(tmp_path))
+    assert episodes.num_rows == EPISODES and isinstance(episodes[0]["shape"], dict)
+    hold = datasets.load_dataset(str(folder), "holdout", split="test", streaming=True)
+    assert sum(1 for _ in hold) == HOLDOUT
+
+
+def test_same_bytes_any_num_proc(folder, tmp_path):
+    two = tmp_path / "two"
+    assert main(["kernelswarm", "--out", str(two), "--seed", "4", "--episodes", str(EPISODES),
+                 "--holdout", str(HOLDOUT), "--num-proc", "2"]) == 0
+    assert files(two) == files(folder)
+
+
+def test_impossible_scale_exits_2(tmp_path, capsys):
+    assert main(["kernelswarm", "--out", str(tmp_path / "x"), "--episodes", "10000000"]) == 2
+    assert "episodes" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -1,6 +1,6 @@
 """The six GPUs of the seeds, as an analytic model needs them.
 
-Every figure comes from `../shared/reference/gpu_facts.md` (parts 1a-1d); `GPU.sources` maps each figure to the
+Every figure comes from `docs/gpu_facts.md` (parts 1a-1d); `GPU.sources` maps each figure to the
 URL it was taken from, so a reader can check a number without leaving the code. Peaks are *dense* (no 2:4
 sparsity). Where sources conflict we take the figure gpu_facts.md recommends and say so in a comment.
 """

@@ -1,6 +1,6 @@
 """The performance model: physics (never below the roofline) and published efficiency bands.
 
-Bands cite ../shared/reference/gpu_facts.md part 2; "best" is an exhaustive search over every variant legal on the
+Bands cite docs/gpu_facts.md part 2; "best" is an exhaustive search over every variant legal on the
 GPU and every launchable param combination, as a patient engineer would find it.
 """
 import math

@@ -20,6 +20,21 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's exit code; Ctrl-C anywhere (even while modules load) is exit 130 with one line, no traceback."""
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    if code == 130:
+        # CPython 3.11 flags a KeyboardInterrupt that passed through exec() of a string (dataclasses does that while
+        # a module loads) as unhandled, and at exit kills itself with SIGINT instead of returning the code; each
+        # exec() of a string resets that flag first.
+        exec("None")
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     argv = sys.argv[1:] if argv is None else argv

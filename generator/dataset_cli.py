@@ -39,14 +39,19 @@ class DatasetSpec:
     combine_stats: Callable[..., dict]
 
 
-def int_at_least(minimum: int):
+INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)
+
+
+def int_at_least(minimum: int, maximum: int = INT64_MAX):
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be <= {maximum}")
         return value
     return parse
 
@@ -56,8 +61,8 @@ def add_arguments(spec: DatasetSpec, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default 0)")
     parser.add_argument(f"--{spec.count_flag}", dest="rows", type=int_at_least(1), default=spec.default_rows,
                         help=f"training {spec.count_flag} (default {spec.default_rows})")
-    parser.add_argument("--holdout", type=int_at_least(0), default=spec.default_holdout,
-                        help=f"held-out tasks (default {spec.default_holdout})")
+    parser.add_argument("--holdout", type=int_at_least(1), default=spec.default_holdout,
+                        help=f"held-out tasks (default {spec.default_holdout}; the holdout config needs one)")
     parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
                         help="processes that make the shards and validate the output (default: usable CPUs, at "
                         "most 8); the bytes do not depend on it")
@@ -126,6 +131,23 @@ def _finalize(problems: list[str], jobs: int):
 
 
 def run(spec: DatasetSpec, args) -> int:
+    """Exit 0 written, 1 validation or QA problems (the folder kept at its partial name), 2 usage or I/O error,
+    130 interrupted; a finished --out is never taken away (see `generator.outdir`)."""
+    partial = args.out.with_name(f".{args.out.name}.partial")
+    try:
+        return _run(spec, args)
+    except KeyboardInterrupt:
+        print(f"{spec.name}: interrupted; {args.out} is unchanged, the work so far is in {partial} "
+              "(the same command resumes it)", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else args.out
+        print(f"{spec.name}: {where}: {exc.strerror or exc}; {args.out} is unchanged"
+              + (f", the work so far is in {partial}" if partial.exists() else ""), file=sys.stderr)
+        return 2
+
+
+def _run(spec: DatasetSpec, args) -> int:
     options = {"seed": args.seed, spec.count_flag: args.rows, "holdout": args.holdout}
     try:
         holdout_rows = spec.holdout_rows(args.seed, args.rows, args.holdout)

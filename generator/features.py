@@ -49,6 +49,14 @@ HOLDOUT_FEATURES = Features(
 )
 
 
+def row_features(schema: str) -> Features:
+    """The features `load_dataset` casts rows of a row schema (schema/*.schema.json) to, from the builders."""
+    if schema == "task":
+        return HOLDOUT_FEATURES
+    dataset = {"session": "kernelinfer", "episode": "kernelswarm"}[schema]
+    return importlib.import_module(dataset).FEATURES
+
+
 @dataclass
 class KernelstrainConfig(datasets.BuilderConfig):
     """`seed` set: rows come from the generator, not files: the rows `python -m generator <dataset> --seed S

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import orjson
 
+from generator.arrowsafe import INT64_MAX, INT64_MIN
+
 BOM = b"\xef\xbb\xbf"
 
 # Problem classes of this module: name -> what it means (used in docs and the summary).
@@ -30,6 +32,7 @@ KINDS = {
     "cr": "a bare carriage return (CR line endings or a CR between tokens)",
     "duplicate_key": "an object with the same key twice (readers keep different ones)",
     "no_final_newline": "the last line has no newline",
+    "number_range": "an integer outside int64 or a float that load_dataset reads back changed",
 }
 
 
@@ -96,7 +99,14 @@ def _cr_problems(line: bytes) -> list[LineProblem]:
 
 
 def _duplicate_keys(text: str) -> list[LineProblem]:
+    """Duplicate keys, and integers beyond 64 bits (orjson reads them as floats, so only the text tells)."""
     dups: list[str] = []
+    wide: list[str] = []
+
+    def integer(token: str):
+        if len(token) > 20 or not INT64_MIN <= int(token) <= INT64_MAX:
+            wide.append(token if len(token) <= 40 else f"{token[:20]}...({len(token)} digits)")
+        return 0
 
     def pairs(items):
         keys = [k for k, _ in items]
@@ -106,11 +116,13 @@ def _duplicate_keys(text: str) -> list[LineProblem]:
         return dict(items)
 
     try:
-        json.loads(text, object_pairs_hook=pairs, parse_constant=float)
+        json.loads(text, object_pairs_hook=pairs, parse_constant=float, parse_int=integer)
     except RecursionError:     # too deep for the slow look; no schema of ours accepts such a row anyway
         return []
-    return [LineProblem("duplicate_key", f"duplicate key {k!r} (orjson keeps the last value, others the first)")
-            for k in dict.fromkeys(dups)]
+    return ([LineProblem("duplicate_key", f"duplicate key {k!r} (orjson keeps the last value, others the first)")
+             for k in dict.fromkeys(dups)]
+            + [LineProblem("number_range", f"integer {token} is outside int64 (load_dataset: Value is too big)")
+               for token in wide])
 
 
 def _diagnose(line: bytes) -> tuple[dict | None, list[LineProblem]]:

@@ -10,9 +10,11 @@ Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import multiprocessing
 import os
+import stat
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -25,7 +27,8 @@ from generator import schemas, semantic as semantic_rules
 from generator.cardcheck import card_problems
 from generator.crossfile import CrossFile
 from generator.io import default_workers
-from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
+from generator.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
+from generator.schemas import ID_FIELDS
 
 MERGED = {"sessions.jsonl": "session", "episodes.jsonl": "episode"}
 FIXED = {"tasks_holdout.jsonl": "task"}
@@ -93,6 +96,7 @@ class _Target:
     role: str = "rows"               # rows | merged (compare with shards) | document (one JSON value)
     shards: tuple[Path, ...] = ()
     chunks: tuple[Chunk, ...] = ()   # rows: the file cut into units of work
+    row_schema: str | None = None    # stats.json: the schema of the folder's rows (which count it states)
 
 
 def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, max_errors: int | None = None,
@@ -117,7 +121,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     results = _scans([c for t in targets for c in t.chunks], semantic, jobs)
 
     def add(path: str, line: int | None, problem: Problem) -> None:
-        report.findings.append(Finding(path, line or None, problem.kind, f"{problem.kind}: {problem.message}"))
+        report.findings.append(Finding(path, line or None, problem.kind,
+                                       f"{problem.kind}: {_one_line(problem.message)}"))
         if max_errors is not None and len(report.findings) >= max_errors:
             raise _Stop
 
@@ -150,15 +155,70 @@ def _plan(paths, schema: str | None, report: Report) -> list[_Target]:
     targets: list[_Target] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if path_kind(path) == "folder":
             targets += _plan_folder(path, report)
-        elif path.is_file():
-            targets.append(_Target(path, schema if schema else FIXED.get(path.name) or MERGED.get(path.name),
-                                   "document" if path.name == STATS and schema is None else "rows"))
+        elif path.name == STATS and schema is None:
+            targets.append(_Target(path, "stats", "document"))
         else:
-            raise InputError(f"{path}: no such file or folder")
+            chosen = schema or FIXED.get(path.name) or MERGED.get(path.name) or _shard_schema(path)
+            targets.append(_Target(path, chosen or _unknown_schema(path, report)))
     targets.sort(key=lambda t: ORDER.get(t.schema, 1))
     return targets
+
+
+MAX_MESSAGE = 300     # characters of a finding's message: a 20 MB value is quoted by its start
+
+
+def _one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text` with control characters (and undecodable file-name bytes) escaped, cut to `limit` characters: every
+    finding stays one `PATH:LINE: kind: message` line of bounded size."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text):,} characters)"
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _shown(path: Path) -> str:
+    return _one_line(str(path), limit=4096)
+
+
+def path_kind(path: Path) -> str:
+    """"folder" or "file"; InputError for what is neither (a FIFO would block the reader forever, a device never
+    ends), a symlink loop, or nothing at all."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{_shown(path)}: symlink loop") from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise InputError(f"{_shown(path)}: no such file or folder") from None
+        raise InputError(f"{_shown(path)}: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISREG(mode):
+        return "file"
+    what = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
+    raise InputError(f"{_shown(path)}: a {what}, not a regular file; refusing to read it")
+
+
+def _shard_schema(path: Path) -> str | None:
+    """A file in a folder's `batches/` answers to its folder's row schema."""
+    return _folder_schema(path.parent.parent) if path.parent.name == SHARDS else schema_of_file(path)
+
+
+def _folder_schema(folder: Path) -> str | None:
+    """The row schema of a generated folder: its merged view's name, else its first shard's rows."""
+    merged = [schema for name, schema in MERGED.items() if (folder / name).is_file()]
+    if len(merged) == 1:
+        return merged[0]
+    shards = sorted((folder / SHARDS).glob("*.jsonl"))
+    return schema_of_file(shards[0]) if shards and path_kind(shards[0]) == "file" else None
+
+
+def _unknown_schema(path: Path, report: Report) -> None:
+    report.findings.append(Finding(_shown(path), None, "schema", "schema: cannot tell which schema the rows answer "
+                                   f"to (no {'/'.join(ID_FIELDS.values())} in the first row): pass --schema"))
 
 
 def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
@@ -187,10 +247,9 @@ def _mp_context():
 
 def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> tuple[int, int]:
     """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; (lines, rows)."""
-    shown = str(target.path)
+    shown = _shown(target.path)
     offset = rows = 0
     seen: set = set()
-    schema = target.schema
     for chunk in target.chunks:
         scan, items = next(results)
         for number, problems, record in items:
@@ -202,64 +261,69 @@ def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> tuple[i
                 add(shown, line, problem)
         offset += scan.lines
         seen |= scan.seen
-        schema = schema or scan.schema
         if bar:
             bar.update(chunk.end - chunk.start)
-    cross.end_file(shown, schema, offset, rows, seen)
+    cross.end_file(shown, target.schema, offset, rows, seen)
     return offset, rows
 
 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
-    """What a generated folder holds (DESIGN.md layout) and which schema each file answers to."""
+    """What a generated folder holds (DESIGN.md layout) and which schema each file answers to: decided once for
+    the folder, never per file or chunk."""
     shards = tuple(sorted((folder / SHARDS).glob("*.jsonl")))
+    for path in shards + tuple(sorted(folder.glob("*.jsonl"))) + (folder / STATS,) * (folder / STATS).exists():
+        path_kind(path)
     merged = [name for name in MERGED if (folder / name).is_file()]
     findings = []
     if len(merged) > 1:
         findings.append(("layout", f"both {' and '.join(merged)}: a folder holds one dataset"))
-    if not shards and not merged:
-        findings.append(("layout", f"no data: expected {SHARDS}/*.jsonl and {' or '.join(MERGED)}"))
+    if not shards:
+        findings.append(("layout", f"no shards: expected {SHARDS}/*.jsonl"))
     if (folder / f"{folder.name}.py").exists():
         findings.append(("layout", f"{folder.name}.py: datasets refuses a folder holding <folder name>.py"))
-    row_schema = MERGED[merged[0]] if len(merged) == 1 else None
+    row_schema = _folder_schema(folder) if len(merged) <= 1 else None
+    if shards and row_schema is None:
+        findings.append(("schema", f"cannot tell the rows' schema: no {' or '.join(MERGED)} and the first row of "
+                                   f"{shards[0].name} has no {'/'.join(ID_FIELDS.values())}"))
 
     def schema_of(path: Path) -> str | None:
         return row_schema if path.parent.name == SHARDS else FIXED.get(path.name) or MERGED.get(path.name)
 
     findings += [("card", msg) for msg in card_problems(folder, schema_of, SHARDS, MERGED)]
-    report.findings += [Finding(str(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
+    report.findings += [Finding(_shown(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
     targets = [_Target(p, row_schema) for p in shards]
     for name in merged:
         path = folder / name
         targets.append(_Target(path, MERGED[name], "merged", shards) if shards else _Target(path, MERGED[name]))
     for path in sorted(folder.glob("*.jsonl")):
         if path.name not in MERGED:
-            targets.append(_Target(path, FIXED.get(path.name)))
+            targets.append(_Target(path, FIXED.get(path.name) or schema_of_file(path)))
     if (folder / STATS).is_file():
-        targets.append(_Target(folder / STATS, "stats", "document", shards))
+        targets.append(_Target(folder / STATS, "stats", "document", shards, row_schema=row_schema))
     return targets
 
 
 def _check_other(target: _Target, rows: dict[Path, int], add) -> None:
-    shown = str(target.path)
+    shown = _shown(target.path)
     if target.role == "merged":
         problem = _merged_difference(target.path, target.shards)
         if problem:
             add(shown, problem[0], Problem("merged_view", problem[1]))
         return
     doc, problems = _check_document(target.path, target.schema or "stats")
-    if not problems and target.shards:
-        problems = [(None, p) for p in _stats_counts(doc, target.shards, target.path.parent, rows)]
+    if not problems and target.role == "document" and target.path.parent.joinpath(SHARDS).is_dir():
+        problems = [(None, p) for p in _stats_counts(doc, target, rows)]
     for line, problem in problems:
         add(shown, line, problem)
 
 
-def _stats_counts(stats: dict, shards: tuple[Path, ...], folder: Path, rows: dict[Path, int]) -> list[Problem]:
+def _stats_counts(stats: dict, target: _Target, rows: dict[Path, int]) -> list[Problem]:
     """stats.json states the folder's own counts: rows in the shards, shards, held-out tasks."""
-    dataset = next((schema for name, schema in MERGED.items() if (folder / name).is_file()), None)
-    holdout = folder / next(iter(FIXED))
+    shards = target.shards
+    holdout = target.path.parent / next(iter(FIXED))
     want = {"shards": len(shards), "holdout_tasks": rows.get(holdout, 0)}
-    if dataset:
-        want[ROW_COUNT_KEYS[dataset]] = sum(rows.get(p, 0) for p in shards)
+    if target.row_schema in ROW_COUNT_KEYS:
+        want[ROW_COUNT_KEYS[target.row_schema]] = sum(rows.get(p, 0) for p in shards)
     return [Problem("stats_mismatch", f"{key} is {stats.get(key)!r} but the folder holds {n}")
             for key, n in want.items() if stats.get(key) != n]
 
@@ -298,19 +362,35 @@ def _line_at(path: Path, offset: int) -> int:
 
 def _check_document(path: Path, schema: str) -> tuple[dict | None, list[tuple[int | None, Problem]]]:
     """A single JSON document (stats.json): (the document, parse errors with their line, or schema errors)."""
-    data = path.read_bytes()
+    data = _read_bounded(path, MAX_DOCUMENT_BYTES)
     try:
         doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as orjson_error:
         try:
             json.loads(data.decode("utf-8", errors="replace"))
             return None, [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
         except json.JSONDecodeError as exc:
             return None, [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
+        except RecursionError:
+            return None, [(None, Problem("not_json", f"nested too deeply to parse ({orjson_error})"))]
     rules = schemas.compiled(schema)
-    if rules.is_valid(doc):
-        return doc, []
-    return doc, [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+    try:
+        if rules.is_valid(doc):
+            return doc, []
+        return doc, [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+    except RecursionError:
+        return None, [(None, Problem("schema", "nested too deeply to check"))]
+
+
+MAX_DOCUMENT_BYTES = 64 << 20     # stats.json is a few KB; a bigger one is not read whole
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    with open(path, "rb") as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{_shown(path)}: over {limit >> 20} MB; not a stats document")
+    return data
 
 
 def _progress_bar(total: int, enabled: bool | None):

@@ -42,6 +42,7 @@ class LineProblem(NamedTuple):
 
 
 NONE: tuple[LineProblem, ...] = ()
+BLANK = LineProblem("blank_line", "blank line (load_dataset: Expected object or value)")
 
 
 def parse(line: bytes | memoryview, source: bytes | None = None, at: int = 0
@@ -49,6 +50,8 @@ def parse(line: bytes | memoryview, source: bytes | None = None, at: int = 0
     """(row, problems) for one raw line with its b"\\n"; row is None when the line holds no usable object.
 
     `line` may be a view of `source` from byte `at` on: the bytes are then compared in place, never copied."""
+    if line[0] == 10:          # b"\n": a blank line, without paying for orjson's exception
+        return None, [BLANK]
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -130,7 +133,7 @@ def _diagnose(line: bytes) -> tuple[dict | None, list[LineProblem]]:
     body = line.removesuffix(b"\n")
     if not body.strip():
         if not body:
-            return None, [LineProblem("blank_line", "blank line (load_dataset: Expected object or value)")]
+            return None, [BLANK]
         return None, [LineProblem("whitespace_line", "whitespace-only line (load_dataset: Expected object or value)")]
     problems: list[LineProblem] = []
     if body.startswith(BOM):
@@ -169,7 +172,7 @@ def _classify(text: str, orjson_error: str) -> list[LineProblem]:
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             problems = [LineProblem("truncated", f"line ends inside a JSON value (at column {len(text.rstrip()) + 1})")]
         else:
-            problems = [LineProblem("not_json", f"{e.msg} at column {e.colno}")]
+            problems = [LineProblem("not_json", f"{e.msg.removesuffix(' at')} at column {e.colno}")]
         return nan() + problems
     rest = text[end:].lstrip()
     if rest:

@@ -50,6 +50,7 @@ class Scan:
     lines: int = 0
     seen: set = field(default_factory=set)            # nullable number paths holding a number somewhere
     rows: list = field(default_factory=list)          # (line, problems, record) for every line that has either
+    resume: int | None = None                         # scan_chunk stopped holding rows: the rest starts here
 
 
 def chunks_of(path: Path, schema: str | None, target_bytes: int | None) -> list[Chunk]:
@@ -118,12 +119,22 @@ def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, memoryvi
     scan.lines = lineno
 
 
+MAX_HELD = 10_000    # lines a worker returns per chunk; the caller scans the rest of such a chunk itself
+
+
 def scan_chunk(chunk: Chunk, semantic_rules: bool) -> Scan:
-    """The whole chunk at once, keeping only lines with problems or a record (for a worker process)."""
+    """The chunk at once, keeping only lines with problems or a record (for a worker process). It stops after
+    MAX_HELD of them, with `resume` set to the byte offset of the next line: a file of millions of broken lines
+    never sits in memory (here or pickled to the parent) as millions of findings."""
     scan = Scan(chunk)
-    for lineno, _line, problems, record in scan_lines(scan, semantic_rules):
+    offset = chunk.start
+    for lineno, line, problems, record in scan_lines(scan, semantic_rules):
+        offset += len(line)
         if problems or record:
             scan.rows.append((lineno, problems, record))
+            if len(scan.rows) >= MAX_HELD and offset < chunk.end:
+                scan.lines, scan.resume = lineno, offset
+                break
     return scan
 
 

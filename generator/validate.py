@@ -20,6 +20,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -59,18 +60,28 @@ class Finding:
 
 @dataclass
 class Report:
+    """The outcome; `findings` holds them unless `validate_paths` streamed them to `on_finding` (then only the
+    counts are kept: memory stays flat however many lines are broken)."""
+
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     lines: int = 0
     stopped: bool = False        # max_errors reached: later lines and files were not checked
+    problems: int = 0
+    counts: Counter = field(default_factory=Counter)
+    sink: Callable[[Finding], None] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.problems
 
-    @property
-    def counts(self) -> Counter:
-        return Counter(f.kind for f in self.findings)
+    def add(self, finding: Finding) -> None:
+        self.problems += 1
+        self.counts[finding.kind] += 1
+        if self.sink is None:
+            self.findings.append(finding)
+        else:
+            self.sink(finding)
 
     def summary(self) -> str:
         head = f"{self.files} file(s), {self.lines:,} line(s): "
@@ -78,11 +89,14 @@ class Report:
             return head + "valid"
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.counts.items()))
         tail = " (stopped at --max-errors)" if self.stopped else ""
-        return head + f"{len(self.findings)} problem(s): {kinds}{tail}"
+        return head + f"{self.problems} problem(s): {kinds}{tail}"
+
+    def totals(self) -> dict:
+        return {"ok": self.ok, "files": self.files, "lines": self.lines, "stopped": self.stopped,
+                "counts": dict(sorted(self.counts.items()))}
 
     def to_json(self) -> dict:
-        return {"ok": self.ok, "files": self.files, "lines": self.lines, "stopped": self.stopped,
-                "counts": dict(sorted(self.counts.items())), "findings": [asdict(f) for f in self.findings]}
+        return {**self.totals(), "findings": [asdict(f) for f in self.findings]}
 
 
 class _Stop(Exception):
@@ -100,14 +114,16 @@ class _Target:
 
 
 def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, max_errors: int | None = None,
-                   progress: bool | None = None, jobs: int = 1) -> Report:
+                   progress: bool | None = None, jobs: int = 1,
+                   on_finding: Callable[[Finding], None] | None = None) -> Report:
     """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
 
     `jobs` > 1 spreads the per-line work of large inputs over processes; findings and their order are the same.
+    `on_finding` receives each finding as it is found, instead of `Report.findings` keeping them.
     Raises InputError for a missing or unreadable path or an unknown schema name."""
     if schema is not None and schema not in schemas.NAMES:
         raise InputError(f"unknown schema {schema!r}; expected one of {', '.join(schemas.NAMES)}")
-    report = Report()
+    report = Report(sink=on_finding)
     try:
         targets = _plan(paths, schema, report)
         total = sum(t.path.stat().st_size for t in targets)
@@ -121,9 +137,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     results = _scans([c for t in targets for c in t.chunks], semantic, jobs)
 
     def add(path: str, line: int | None, problem: Problem) -> None:
-        report.findings.append(Finding(path, line or None, problem.kind,
-                                       f"{problem.kind}: {_one_line(problem.message)}"))
-        if max_errors is not None and len(report.findings) >= max_errors:
+        report.add(Finding(path, line or None, problem.kind, f"{problem.kind}: {_one_line(problem.message)}"))
+        if max_errors is not None and report.problems >= max_errors:
             raise _Stop
 
     cross = CrossFile()
@@ -132,7 +147,7 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
         for target in targets:
             report.files += 1
             if target.role == "rows":
-                lines, rows[target.path] = _check_rows(target, results, cross, add, bar)
+                lines, rows[target.path] = _check_rows(target, results, cross, add, bar, semantic)
                 report.lines += lines
             else:
                 _check_other(target, rows, add)
@@ -208,16 +223,24 @@ def _shard_schema(path: Path) -> str | None:
 
 
 def _folder_schema(folder: Path) -> str | None:
-    """The row schema of a generated folder: its merged view's name, else its first shard's rows."""
+    """The row schema of a generated folder: its merged view's name, else the count stats.json states, else its
+    first shard's rows."""
     merged = [schema for name, schema in MERGED.items() if (folder / name).is_file()]
     if len(merged) == 1:
         return merged[0]
+    try:
+        stats = orjson.loads(_read_bounded(folder / STATS, MAX_DOCUMENT_BYTES)) if (folder / STATS).is_file() else None
+        stated = [schema for schema, key in ROW_COUNT_KEYS.items() if isinstance(stats, dict) and key in stats]
+        if len(stated) == 1:
+            return stated[0]
+    except (OSError, orjson.JSONDecodeError):
+        pass
     shards = sorted((folder / SHARDS).glob("*.jsonl"))
     return schema_of_file(shards[0]) if shards and path_kind(shards[0]) == "file" else None
 
 
 def _unknown_schema(path: Path, report: Report) -> None:
-    report.findings.append(Finding(_shown(path), None, "schema", "schema: cannot tell which schema the rows answer "
+    report.add(Finding(_shown(path), None, "schema", "schema: cannot tell which schema the rows answer "
                                    f"to (no {'/'.join(ID_FIELDS.values())} in the first row): pass --schema"))
 
 
@@ -245,22 +268,27 @@ def _mp_context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
-def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> tuple[int, int]:
+def _check_rows(target: _Target, results, cross: CrossFile, add, bar, semantic: bool) -> tuple[int, int]:
     """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; (lines, rows)."""
     shown = _shown(target.path)
     offset = rows = 0
     seen: set = set()
     for chunk in target.chunks:
         scan, items = next(results)
-        for number, problems, record in items:
-            line = offset + number
-            if record is not None:
-                rows += 1
-                cross.row(shown, line, record, problems)
-            for problem in problems:
-                add(shown, line, problem)
-        offset += scan.lines
-        seen |= scan.seen
+        parts = [(scan, items)]
+        if scan.resume is not None:       # a worker held its limit of lines: the rest of the chunk is read here
+            rest = Scan(replace(chunk, start=scan.resume))
+            parts.append((rest, ((n, p, r) for n, _line, p, r in scan_lines(rest, semantic))))
+        for part, part_items in parts:
+            for number, problems, record in part_items:
+                line = offset + number
+                if record is not None:
+                    rows += 1
+                    cross.row(shown, line, record, problems)
+                for problem in problems:
+                    add(shown, line, problem)
+            offset += part.lines
+            seen |= part.seen
         if bar:
             bar.update(chunk.end - chunk.start)
     cross.end_file(shown, target.schema, offset, rows, seen)
@@ -290,7 +318,8 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         return row_schema if path.parent.name == SHARDS else FIXED.get(path.name) or MERGED.get(path.name)
 
     findings += [("card", msg) for msg in card_problems(folder, schema_of, SHARDS, MERGED)]
-    report.findings += [Finding(_shown(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
+    for kind, msg in findings:
+        report.add(Finding(_shown(folder), None, kind, f"{kind}: {_one_line(msg)}"))
     targets = [_Target(p, row_schema) for p in shards]
     for name in merged:
         path = folder / name
@@ -370,7 +399,7 @@ def _check_document(path: Path, schema: str) -> tuple[dict | None, list[tuple[in
             json.loads(data.decode("utf-8", errors="replace"))
             return None, [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
         except json.JSONDecodeError as exc:
-            return None, [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
+            return None, [(exc.lineno, Problem("not_json", f"{exc.msg.removesuffix(' at')} at column {exc.colno}"))]
         except RecursionError:
             return None, [(None, Problem("not_json", f"nested too deeply to parse ({orjson_error})"))]
     rules = schemas.compiled(schema)
@@ -432,22 +461,53 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--max-errors must be >= 1")
         if args.jobs < 1:
             raise InputError("--jobs must be >= 1")
+        out = _Output(args.format == "json")
         report = validate_paths(args.paths, schema=args.schema, semantic=args.semantic, max_errors=args.max_errors,
-                                jobs=args.jobs)
+                                jobs=args.jobs, on_finding=out.finding)
+        out.end(report)
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 2
-    try:
-        if args.format == "json":
-            sys.stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
-        else:
-            for finding in report.findings:
-                print(finding)
-            print(report.summary())
-        sys.stdout.flush()
-    except BrokenPipeError:  # `validate ... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if report.ok else 1
+
+
+class _Output:
+    """Findings printed as they are found (text lines, or the items of the JSON document's `findings` list,
+    the totals after them); a closed pipe (`validate ... | head`) silences the rest."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+        self.first = True
+        self._write(b'{"findings": [' if as_json else b"")
+
+    def finding(self, finding: Finding) -> None:
+        if self.as_json:
+            item = {"path": finding.path, "line": finding.line, "kind": finding.kind, "message": finding.message}
+            self._write((b"\n  " if self.first else b",\n  ") + orjson.dumps(item))
+        else:
+            self._write(str(finding).encode("utf-8", "backslashreplace") + b"\n")
+        self.first = False
+
+    def end(self, report: Report) -> None:
+        if self.as_json:
+            totals = orjson.dumps(report.totals(), option=orjson.OPT_INDENT_2)
+            self._write(b"\n]," + totals[1:] + b"\n")              # the totals' members after the list
+        else:
+            self._write(report.summary().encode() + b"\n")
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self._silence()
+
+    def _write(self, data: bytes) -> None:
+        try:
+            sys.stdout.buffer.write(data)
+        except BrokenPipeError:
+            self._silence()
+
+    @staticmethod
+    def _silence() -> None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _run_split(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from datasets.utils.file_utils import xopen
 
 from generator.dataset_cli import HOLDOUT_FILE, SHARD_SIZE  # the writer's layout, read back here
 from generator.io import SHARD_DIR
+from generator.schemas import compiled
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"
@@ -49,11 +50,14 @@ HOLDOUT_FEATURES = Features(
 )
 
 
+ROW_SCHEMAS = {"kernelinfer": "session", "kernelswarm": "episode"}   # dataset -> schema of its main config's rows
+
+
 def row_features(schema: str) -> Features:
     """The features `load_dataset` casts rows of a row schema (schema/*.schema.json) to, from the builders."""
     if schema == "task":
         return HOLDOUT_FEATURES
-    dataset = {"session": "kernelinfer", "episode": "kernelswarm"}[schema]
+    dataset = next(name for name, row_schema in ROW_SCHEMAS.items() if row_schema == schema)
     return importlib.import_module(dataset).FEATURES
 
 
@@ -68,7 +72,7 @@ class KernelstrainConfig(datasets.BuilderConfig):
 
 
 class RowFileError(ValueError):
-    """A data file line that is not one JSON object; the message names file and line."""
+    """A data file line that is not one JSON object of its schema; the message names file and line."""
 
 
 def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
@@ -82,6 +86,14 @@ def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
             if not isinstance(row, dict):
                 raise RowFileError(f"{path}:{lineno}: not a JSON object")
             yield lineno, row
+
+
+def _schema_error(rules, path: str, lineno: int, row: dict) -> RowFileError:
+    """A row its schema rejects is refused, not coerced by the features' cast (`"many"` in an int column would fail
+    there without a file or line, `step: 1.5` would become 1, a missing `best` null, an extra key dropped)."""
+    where, message = (rules.errors(row) or [("/", "does not match")])[0]
+    return RowFileError(f"{path}:{lineno}: {where}: {message[:200]} (schema {rules.name}; `python -m generator "
+                        "validate` lists every problem)")
 
 
 class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
@@ -166,8 +178,11 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                 for i, row in enumerate(generated):
                     yield Key(shard, i), row
             return
+        rules = compiled("task" if self.config.name == HOLDOUT_CONFIG else ROW_SCHEMAS[self.DATASET])
         for shard, path in enumerate(files):
             for lineno, row in read_jsonl(path):
+                if not rules.is_valid(row):
+                    raise _schema_error(rules, path, lineno, row)
                 yield Key(shard, lineno), row
 
     @classmethod

@@ -15,6 +15,7 @@ import kernelinfer
 import kernelswarm
 from generator import schemas
 from generator.card import builder_class, render_card
+from test_schema import session_row
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = {"kernelinfer": ("sessions", "session"), "kernelswarm": ("episodes", "episode")}
@@ -193,7 +194,7 @@ def test_datasets_refuses_a_folder_holding_its_script(tmp_path):
 
 def test_bad_line_names_file_and_line(tmp_path):
     (tmp_path / "batches").mkdir()
-    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(b'{"session_id": "x"}\n\n')
+    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(orjson.dumps(session_row()) + b'\n\n')
     b = kernelinfer.KernelInfer(config_name="sessions", data_dir=str(tmp_path), cache_dir=str(tmp_path / "c"))
     with pytest.raises(datasets.exceptions.DatasetGenerationError) as excinfo:
         b.download_and_prepare()

@@ -5,7 +5,8 @@ A folder is checked as a whole: every data file against its schema (chosen by fi
 rows of `batches/*.jsonl`), the merged view against the byte concatenation of the shards, `stats.json` against
 its schema and the folder's counts, the card's YAML against the files (`cardcheck`), and the cross-file rules
 of `crossfile`. `--split` separates a file's good lines from its bad ones.
-Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
+Exit status: 0 all valid, 1 problems found, 2 usage or I/O error (also a FIFO, device, socket or symlink loop
+given or found in a folder), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import errno
 import json
 import multiprocessing
 import os
+import signal
 import stat
 import sys
 from collections import Counter
@@ -255,7 +257,8 @@ def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
         schemas.compiled(name)
         if semantic:
             semantic_rules.rules_for(name)
-    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context())
+    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context(), initializer=signal.signal,
+                               initargs=(signal.SIGINT, signal.SIG_IGN))     # Ctrl-C: one message, from the parent
     try:
         for scan in pool.map(scan_chunk, chunks, [semantic] * len(chunks)):
             yield scan, iter(scan.rows)
@@ -447,7 +450,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         '{"line", "reasons", "raw", "encoding"}; raw is the exact line (base64 if not UTF-8)')
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = ("output: one line per problem, PATH:LINE: kind: message, then a summary\n"
-                     "exit status: 0 all valid, 1 problems found, 2 usage or I/O error\n"
+                     "exit status: 0 all valid, 1 problems found, 2 usage or I/O error, 130 interrupted\n"
                      "schemas and rules: schema/README.md")
 
 

@@ -15,6 +15,7 @@ from datasets.builder import Key
 from datasets.data_files import DataFilesDict
 from datasets.utils.file_utils import xopen
 
+from generator.check.schemas import compiled
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards
 
@@ -47,6 +48,14 @@ def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
             if not isinstance(row, dict):
                 raise RowFileError(f"{path}:{lineno}: not a JSON object")
             yield lineno, row
+
+
+def _schema_error(rules, path: str, lineno: int, row: dict) -> RowFileError:
+    """A row its schema rejects is refused, not coerced by the features' cast (`"many"` in an int column would fail
+    there without a file or line, `step: 1.5` would become 1, a missing `best` null, an extra key dropped)."""
+    where, message = (rules.errors(row) or [("/", "does not match")])[0]
+    return RowFileError(f"{path}:{lineno}: {where}: {message[:200]} (schema {rules.name}; `python -m generator "
+                        "validate` lists every problem)")
 
 
 class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
@@ -117,6 +126,9 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                 for i, row in enumerate(generated):
                     yield Key(shard, i), row
             return
+        rules = compiled(self.DATASET.config(self.config.name).schema)
         for shard, path in enumerate(files):
             for lineno, row in read_jsonl(path):
+                if not rules.is_valid(row):
+                    raise _schema_error(rules, path, lineno, row)
                 yield Key(shard, lineno), row

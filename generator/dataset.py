@@ -7,33 +7,13 @@ module; `generator/registry.py` lists them. A third dataset is one new package p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
-
-from datasets import Features, Json, Value
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from generator.check.qa import CheckSet
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_PATTERN
 
-# The task as every row states it; `shape` keys vary per op, hence Json.
-TASK_FIELDS = {
-    "op": Value("string"),
-    "impl": Value("string"),
-    "gpu": Value("string"),
-    "arch": Value("string"),
-    "dtype": Value("string"),
-    "shape": Json(),
-}
-
-# A held-out task (schema `task`): the user turn's facts, no solution. Same for every dataset.
-HOLDOUT_FEATURES = Features({
-    "task_id": Value("string"),
-    **TASK_FIELDS,
-    "signature": Value("string"),
-    "desc": Value("string"),
-    "baseline_ms": Value("float64"),
-    "roofline_ms": Value("float64"),
-})
-
+if TYPE_CHECKING:
+    from datasets import Features
 
 @dataclass(frozen=True)
 class Config:
@@ -42,12 +22,22 @@ class Config:
     name: str
     split: str
     pattern: str          # data_files pattern inside a generated folder
-    features: Features
+    features_fn: Callable[[], Features]   # called only by what loads or describes rows (imports `datasets`)
     schema: str           # the JSON Schema (schema/<schema>.schema.json) its rows follow
     description: str
 
+    @property
+    def features(self) -> Features:
+        return self.features_fn()
 
-HOLDOUT = Config(HOLDOUT_CONFIG, "test", HOLDOUT_FILE, HOLDOUT_FEATURES, "task", "held-out task specs, no solutions")
+
+def _holdout_features() -> Features:
+    from generator.task_features import HOLDOUT_FEATURES
+
+    return HOLDOUT_FEATURES
+
+
+HOLDOUT = Config(HOLDOUT_CONFIG, "test", HOLDOUT_FILE, _holdout_features, "task", "held-out task specs, no solutions")
 
 
 @dataclass(frozen=True)
@@ -62,7 +52,7 @@ class Dataset:
     id_field: str                   # "session_id"
     merged_file: str                # "sessions.jsonl": the shards concatenated (the seed's layout)
     total_key: str                  # the stats.json count printed in the CLI's summary line
-    features: Features              # the main config's features (the single definition)
+    features_fn: Callable[[], Features]   # the main config's features (the single definition), on demand
     description: str
     citation: str
     tags: tuple[str, ...]
@@ -80,8 +70,12 @@ class Dataset:
         return self.row_unit
 
     @property
+    def features(self) -> Features:
+        return self.features_fn()
+
+    @property
     def main_config(self) -> Config:
-        return Config(f"{self.count_flag}", "train", SHARD_PATTERN, self.features, self.schema,
+        return Config(f"{self.count_flag}", "train", SHARD_PATTERN, self.features_fn, self.schema,
                       f"one {self.row_unit} per row")
 
     @property

@@ -2,9 +2,14 @@
 here (by name, by row schema), never by a module name."""
 from __future__ import annotations
 
-from generator.dataset import Dataset
+from typing import TYPE_CHECKING
+
+from generator.dataset import HOLDOUT, Dataset
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.kernelswarm.dataset import KERNELSWARM
+
+if TYPE_CHECKING:
+    from datasets import Features
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (KERNELINFER, KERNELSWARM)}
 
@@ -24,3 +29,13 @@ def by_schema(schema: str) -> Dataset | None:
 def id_fields() -> dict[str, str]:
     """Row schema -> its id field, for every schema that has one."""
     return {**{d.schema: d.id_field for d in DATASETS.values()}, "task": "task_id"}
+
+
+def row_features(schema: str) -> Features:
+    """The features `load_dataset` casts rows of a row schema (schema/*.schema.json) to: the descriptors' own."""
+    if schema == "task":
+        return HOLDOUT.features
+    dataset = by_schema(schema)
+    if dataset is None:
+        raise ValueError(f"schema {schema!r} describes no dataset's rows")
+    return dataset.features

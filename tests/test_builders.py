@@ -14,6 +14,7 @@ import kernelswarm
 from generator.check import schemas
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.write.card import render_card
+from rows import session_row
 
 GEN_ROWS, GEN_HOLDOUT, SEED = 30, 10, 3   # the conftest folders' options
 
@@ -175,7 +176,7 @@ def test_datasets_refuses_a_folder_holding_its_script(tmp_path):
 
 def test_bad_line_names_file_and_line(tmp_path):
     (tmp_path / "batches").mkdir()
-    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(b'{"session_id": "x"}\n\n')
+    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(orjson.dumps(session_row()) + b'\n\n')
     b = kernelinfer.KernelInfer(config_name="sessions", data_dir=str(tmp_path), cache_dir=str(tmp_path / "c"))
     with pytest.raises(datasets.exceptions.DatasetGenerationError) as excinfo:
         b.download_and_prepare()

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import orjson
 
+from generator.check.arrowsafe import INT64_MAX, INT64_MIN
+
 BOM = b"\xef\xbb\xbf"
 
 # Problem classes of this module: name -> what it means (used in docs and the summary).
@@ -30,6 +32,7 @@ KINDS = {
     "cr": "a bare carriage return (CR line endings or a CR between tokens)",
     "duplicate_key": "an object with the same key twice (readers keep different ones)",
     "no_final_newline": "the last line has no newline",
+    "number_range": "an integer outside int64 or a float that load_dataset reads back changed",
 }
 
 
@@ -39,6 +42,7 @@ class LineProblem(NamedTuple):
 
 
 NONE: tuple[LineProblem, ...] = ()
+BLANK = LineProblem("blank_line", "blank line (load_dataset: Expected object or value)")
 
 
 def parse(line: bytes | memoryview, source: bytes | None = None, at: int = 0
@@ -46,6 +50,8 @@ def parse(line: bytes | memoryview, source: bytes | None = None, at: int = 0
     """(row, problems) for one raw line with its b"\\n"; row is None when the line holds no usable object.
 
     `line` may be a view of `source` from byte `at` on: the bytes are then compared in place, never copied."""
+    if line[0] == 10:          # b"\n": a blank line, without paying for orjson's exception
+        return None, [BLANK]
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -96,7 +102,14 @@ def _cr_problems(line: bytes) -> list[LineProblem]:
 
 
 def _duplicate_keys(text: str) -> list[LineProblem]:
+    """Duplicate keys, and integers beyond 64 bits (orjson reads them as floats, so only the text tells)."""
     dups: list[str] = []
+    wide: list[str] = []
+
+    def integer(token: str):
+        if len(token) > 20 or not INT64_MIN <= int(token) <= INT64_MAX:
+            wide.append(token if len(token) <= 40 else f"{token[:20]}...({len(token)} digits)")
+        return 0
 
     def pairs(items):
         keys = [k for k, _ in items]
@@ -106,11 +119,13 @@ def _duplicate_keys(text: str) -> list[LineProblem]:
         return dict(items)
 
     try:
-        json.loads(text, object_pairs_hook=pairs, parse_constant=float)
+        json.loads(text, object_pairs_hook=pairs, parse_constant=float, parse_int=integer)
     except RecursionError:     # too deep for the slow look; no schema of ours accepts such a row anyway
         return []
-    return [LineProblem("duplicate_key", f"duplicate key {k!r} (orjson keeps the last value, others the first)")
-            for k in dict.fromkeys(dups)]
+    return ([LineProblem("duplicate_key", f"duplicate key {k!r} (orjson keeps the last value, others the first)")
+             for k in dict.fromkeys(dups)]
+            + [LineProblem("number_range", f"integer {token} is outside int64 (load_dataset: Value is too big)")
+               for token in wide])
 
 
 def _diagnose(line: bytes) -> tuple[dict | None, list[LineProblem]]:
@@ -118,7 +133,7 @@ def _diagnose(line: bytes) -> tuple[dict | None, list[LineProblem]]:
     body = line.removesuffix(b"\n")
     if not body.strip():
         if not body:
-            return None, [LineProblem("blank_line", "blank line (load_dataset: Expected object or value)")]
+            return None, [BLANK]
         return None, [LineProblem("whitespace_line", "whitespace-only line (load_dataset: Expected object or value)")]
     problems: list[LineProblem] = []
     if body.startswith(BOM):
@@ -157,7 +172,7 @@ def _classify(text: str, orjson_error: str) -> list[LineProblem]:
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             problems = [LineProblem("truncated", f"line ends inside a JSON value (at column {len(text.rstrip()) + 1})")]
         else:
-            problems = [LineProblem("not_json", f"{e.msg} at column {e.colno}")]
+            problems = [LineProblem("not_json", f"{e.msg.removesuffix(' at')} at column {e.colno}")]
         return nan() + problems
     rest = text[end:].lstrip()
     if rest:

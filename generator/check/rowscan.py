@@ -7,11 +7,14 @@ memory stays flat whatever the file size.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from generator.check import jsonl_lint, semantic
+import orjson
+
+from generator.check import arrowsafe, jsonl_lint, semantic
 from generator.check.schemas import ID_FIELDS, compiled
 
 READ_BUFFER = 2 << 20
@@ -45,9 +48,9 @@ class Scan:
 
     chunk: Chunk
     lines: int = 0
-    schema: str | None = None
     seen: set = field(default_factory=set)            # nullable number paths holding a number somewhere
     rows: list = field(default_factory=list)          # (line, problems, record) for every line that has either
+    resume: int | None = None                         # scan_chunk stopped holding rows: the rest starts here
 
 
 def chunks_of(path: Path, schema: str | None, target_bytes: int | None) -> list[Chunk]:
@@ -113,15 +116,25 @@ def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, memoryvi
             if line[-1] != 10:  # b"\n": only the file's last line can lack it
                 problems.append(Problem(*jsonl_lint.NO_FINAL_NEWLINE))
             yield lineno, line, problems, None if row is None else check(row, problems)
-    scan.lines, scan.schema = lineno, check.schema
+    scan.lines = lineno
+
+
+MAX_HELD = 10_000    # lines a worker returns per chunk; the caller scans the rest of such a chunk itself
 
 
 def scan_chunk(chunk: Chunk, semantic_rules: bool) -> Scan:
-    """The whole chunk at once, keeping only lines with problems or a record (for a worker process)."""
+    """The chunk at once, keeping only lines with problems or a record (for a worker process). It stops after
+    MAX_HELD of them, with `resume` set to the byte offset of the next line: a file of millions of broken lines
+    never sits in memory (here or pickled to the parent) as millions of findings."""
     scan = Scan(chunk)
-    for lineno, _line, problems, record in scan_lines(scan, semantic_rules):
+    offset = chunk.start
+    for lineno, line, problems, record in scan_lines(scan, semantic_rules):
+        offset += len(line)
         if problems or record:
             scan.rows.append((lineno, problems, record))
+            if len(scan.rows) >= MAX_HELD and offset < chunk.end:
+                scan.lines, scan.resume = lineno, offset
+                break
     return scan
 
 
@@ -130,17 +143,40 @@ def sniff_schema(row: dict) -> str | None:
     return next((name for name, id_field in ID_FIELDS.items() if id_field in row), None)
 
 
+SNIFF_LINES = 64
+
+
+def schema_of_file(path: Path) -> str | None:
+    """The schema named by the id field of the file's first object row (among its first SNIFF_LINES lines), for a
+    file whose name and place do not say: decided once per file, before any chunk is scanned, so every row
+    (the first ones too) is held to it; None when that row names none."""
+    with open(path, "rb", buffering=0) as stream:
+        for n, (data, start, end) in enumerate(_lines(stream, os.fstat(stream.fileno()).st_size)):
+            if n >= SNIFF_LINES:
+                break
+            try:
+                row = orjson.loads(memoryview(data)[start:end])
+            except orjson.JSONDecodeError:
+                continue
+            if type(row) is dict:
+                return sniff_schema(row)
+    return None
+
+
 def task_key(row: dict) -> tuple | None:
     """(op, impl, gpu, dtype, shape): the uniqueness key of a task; None when the row lacks a part of it."""
     try:
-        return row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items()))
+        key = row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items()))
+        hash(key)          # a list or object in `shape` (the schema reports it) cannot key the cross-file rules
+        return key
     except (KeyError, AttributeError, TypeError):
         return None
 
 
 class _RowCheck:
     """Everything one parsed row is held to, with the schema's compiled rules and the semantic rules looked up once
-    per scan rather than per row. The schema is the chunk's, else sniffed from the first row that tells."""
+    per scan rather than per row. The schema is the chunk's (decided per file by the validator); without one,
+    rows get only the line checks and the cross-file type rules."""
 
     def __init__(self, schema: str | None, semantic_rules: bool, seen: set):
         self.schema = None
@@ -154,19 +190,19 @@ class _RowCheck:
         self.rules = compiled(schema)
         self.semantic = semantic.rules_for(schema) if self.semantic_rules else None
         self.id_field = ID_FIELDS.get(schema, "")
+        self.json_columns = arrowsafe.json_paths(schema) if schema in ID_FIELDS else frozenset()
 
     def __call__(self, row: dict, problems: list) -> Record:
         if self.schema is None:
-            sniffed = sniff_schema(row)
-            if sniffed is None:
-                return Record(None, None, None, tuple((k, _type_name(v)) for k, v in row.items()))
-            self._use(sniffed)
+            return Record(None, None, None, tuple((k, _type_name(v)) for k, v in row.items()))
         rules = self.rules
         valid = rules.is_valid(row)
         if not valid:
             problems += [Problem("schema", f"{where}: {msg}") for where, msg in rules.errors(row)]
         for where, msg in rules.number_problems(row, self.seen):
             problems.append(Problem("number_type", f"{where}: {msg}"))
+        for where, msg in arrowsafe.number_problems(row, self.json_columns):
+            problems.append(Problem("number_range", f"{where}: {msg}"))
         if valid and self.semantic is not None:
             problems += [Problem("semantic", msg) for msg in semantic.run(self.semantic, row)]
         row_id = row.get(self.id_field)

@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 
 from generator import registry
 from generator.check import qa
+from generator.catalog.ops import OPS
 
 QA_ONLY = frozenset({
     "number_types",          # = schemas.number_problems
@@ -89,7 +90,6 @@ def _rules(schema: str, checks: tuple, shortcut: qa.Shortcut | None) -> Rules:
 
 def task_in_catalog(row: dict) -> str | None:
     """The op exists, offers this impl and dtype, and the shape is one of the op's own shapes."""
-    from generator.catalog.ops import OPS
 
     op = OPS.get(row["op"])
     if op is None:

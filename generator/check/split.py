@@ -17,7 +17,8 @@ import orjson
 
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
-from generator.check.rowscan import Chunk, Scan, scan_lines
+from generator.check.roles import FIXED, MERGED, path_kind
+from generator.check.rowscan import Chunk, Scan, scan_lines, schema_of_file
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,13 @@ def raw_bytes(record: dict) -> bytes:
 
 
 def split_file(src: Path, good: Path, rejects: Path, *, schema: str | None = None, semantic: bool = True) -> SplitResult:
-
     src, good, rejects = Path(src), Path(good), Path(rejects)
-    if not src.is_file():
-        raise InputError(f"{src}: no such file")
+    if path_kind(src) != "file":
+        raise InputError(f"{src}: a folder; --split takes one JSONL file")
+    schema = schema or FIXED.get(src.name) or MERGED.get(src.name) or schema_of_file(src)
+    if schema is None:
+        raise InputError(f"{src}: cannot tell which schema the rows answer to (no id field in the first row); "
+                         "pass --schema")
     resolved = {p.resolve() for p in (src, good, rejects)}
     if len(resolved) != 3:
         raise InputError("SRC, --good and --rejects must be three different files")

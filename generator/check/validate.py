@@ -5,19 +5,24 @@ A folder is checked as a whole: every data file against its schema (chosen by fi
 rows of `batches/*.jsonl`), the merged view against the byte concatenation of the shards, `stats.json` against
 its schema and the folder's counts, the card's YAML against the files (`cardcheck`), and the cross-file rules
 of `crossfile`. `--split` separates a file's good lines from its bad ones.
-Exit status: 0 all valid, 1 problems found, 2 usage or I/O error.
+Exit status: 0 all valid, 1 problems found, 2 usage or I/O error (also a FIFO, device, socket or symlink loop
+given or found in a folder), 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import multiprocessing
 import os
+import signal
+import stat
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -25,19 +30,15 @@ from generator.check import schemas, semantic as semantic_rules
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
+from generator.check.roles import (FIXED, MAX_MESSAGE, MERGED, ROW_COUNT_KEYS, SHARDS, STATS, one_line as _one_line,
+                                   path_kind, shown as _shown)
+from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
+from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
 from generator.write.writer import default_workers
-from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines
-from generator.layout import SHARD_DIR
-from generator.registry import DATASETS
 
-MERGED = {d.merged_file: d.schema for d in DATASETS.values()}   # merged view -> its row schema
-FIXED = {"tasks_holdout.jsonl": "task"}
-STATS = "stats.json"
-SHARDS = SHARD_DIR
 # holdout rows are checked against training rows, stats.json against the row counts of both
 ORDER = {"session": 0, "episode": 0, None: 1, "task": 2, "stats": 3}
-ROW_COUNT_KEYS = {"session": "sessions", "episode": "episodes"}   # stats.json key counting the folder's rows
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
@@ -56,18 +57,28 @@ class Finding:
 
 @dataclass
 class Report:
+    """The outcome; `findings` holds them unless `validate_paths` streamed them to `on_finding` (then only the
+    counts are kept: memory stays flat however many lines are broken)."""
+
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     lines: int = 0
     stopped: bool = False        # max_errors reached: later lines and files were not checked
+    problems: int = 0
+    counts: Counter = field(default_factory=Counter)
+    sink: Callable[[Finding], None] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.problems
 
-    @property
-    def counts(self) -> Counter:
-        return Counter(f.kind for f in self.findings)
+    def add(self, finding: Finding) -> None:
+        self.problems += 1
+        self.counts[finding.kind] += 1
+        if self.sink is None:
+            self.findings.append(finding)
+        else:
+            self.sink(finding)
 
     def summary(self) -> str:
         head = f"{self.files} file(s), {self.lines:,} line(s): "
@@ -75,11 +86,14 @@ class Report:
             return head + "valid"
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.counts.items()))
         tail = " (stopped at --max-errors)" if self.stopped else ""
-        return head + f"{len(self.findings)} problem(s): {kinds}{tail}"
+        return head + f"{self.problems} problem(s): {kinds}{tail}"
+
+    def totals(self) -> dict:
+        return {"ok": self.ok, "files": self.files, "lines": self.lines, "stopped": self.stopped,
+                "counts": dict(sorted(self.counts.items()))}
 
     def to_json(self) -> dict:
-        return {"ok": self.ok, "files": self.files, "lines": self.lines, "stopped": self.stopped,
-                "counts": dict(sorted(self.counts.items())), "findings": [asdict(f) for f in self.findings]}
+        return {**self.totals(), "findings": [asdict(f) for f in self.findings]}
 
 
 class _Stop(Exception):
@@ -93,17 +107,20 @@ class _Target:
     role: str = "rows"               # rows | merged (compare with shards) | document (one JSON value)
     shards: tuple[Path, ...] = ()
     chunks: tuple[Chunk, ...] = ()   # rows: the file cut into units of work
+    row_schema: str | None = None    # stats.json: the schema of the folder's rows (which count it states)
 
 
 def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, max_errors: int | None = None,
-                   progress: bool | None = None, jobs: int = 1) -> Report:
+                   progress: bool | None = None, jobs: int = 1,
+                   on_finding: Callable[[Finding], None] | None = None) -> Report:
     """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
 
     `jobs` > 1 spreads the per-line work of large inputs over processes; findings and their order are the same.
+    `on_finding` receives each finding as it is found, instead of `Report.findings` keeping them.
     Raises InputError for a missing or unreadable path or an unknown schema name."""
     if schema is not None and schema not in schemas.NAMES:
         raise InputError(f"unknown schema {schema!r}; expected one of {', '.join(schemas.NAMES)}")
-    report = Report()
+    report = Report(sink=on_finding)
     try:
         targets = _plan(paths, schema, report)
         total = sum(t.path.stat().st_size for t in targets)
@@ -117,8 +134,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     results = _scans([c for t in targets for c in t.chunks], semantic, jobs)
 
     def add(path: str, line: int | None, problem: Problem) -> None:
-        report.findings.append(Finding(path, line or None, problem.kind, f"{problem.kind}: {problem.message}"))
-        if max_errors is not None and len(report.findings) >= max_errors:
+        report.add(Finding(path, line or None, problem.kind, f"{problem.kind}: {_one_line(problem.message)}"))
+        if max_errors is not None and report.problems >= max_errors:
             raise _Stop
 
     cross = CrossFile()
@@ -127,7 +144,7 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
         for target in targets:
             report.files += 1
             if target.role == "rows":
-                lines, rows[target.path] = _check_rows(target, results, cross, add, bar)
+                lines, rows[target.path] = _check_rows(target, results, cross, add, bar, semantic)
                 report.lines += lines
             else:
                 _check_other(target, rows, add)
@@ -150,15 +167,44 @@ def _plan(paths, schema: str | None, report: Report) -> list[_Target]:
     targets: list[_Target] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if path_kind(path) == "folder":
             targets += _plan_folder(path, report)
-        elif path.is_file():
-            targets.append(_Target(path, schema if schema else FIXED.get(path.name) or MERGED.get(path.name),
-                                   "document" if path.name == STATS and schema is None else "rows"))
+        elif path.name == STATS and schema is None:
+            targets.append(_Target(path, "stats", "document"))
         else:
-            raise InputError(f"{path}: no such file or folder")
+            chosen = schema or FIXED.get(path.name) or MERGED.get(path.name) or _shard_schema(path)
+            targets.append(_Target(path, chosen or _unknown_schema(path, report)))
     targets.sort(key=lambda t: ORDER.get(t.schema, 1))
     return targets
+
+
+
+
+def _shard_schema(path: Path) -> str | None:
+    """A file in a folder's `batches/` answers to its folder's row schema."""
+    return _folder_schema(path.parent.parent) if path.parent.name == SHARDS else schema_of_file(path)
+
+
+def _folder_schema(folder: Path) -> str | None:
+    """The row schema of a generated folder: its merged view's name, else the count stats.json states, else its
+    first shard's rows."""
+    merged = [schema for name, schema in MERGED.items() if (folder / name).is_file()]
+    if len(merged) == 1:
+        return merged[0]
+    try:
+        stats = orjson.loads(_read_bounded(folder / STATS, MAX_DOCUMENT_BYTES)) if (folder / STATS).is_file() else None
+        stated = [schema for schema, key in ROW_COUNT_KEYS.items() if isinstance(stats, dict) and key in stats]
+        if len(stated) == 1:
+            return stated[0]
+    except (OSError, orjson.JSONDecodeError):
+        pass
+    shards = sorted((folder / SHARDS).glob("*.jsonl"))
+    return schema_of_file(shards[0]) if shards and path_kind(shards[0]) == "file" else None
+
+
+def _unknown_schema(path: Path, report: Report) -> None:
+    report.add(Finding(_shown(path), None, "schema", "schema: cannot tell which schema the rows answer "
+                                   f"to (no {'/'.join(ID_FIELDS.values())} in the first row): pass --schema"))
 
 
 def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
@@ -172,7 +218,8 @@ def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
         schemas.compiled(name)
         if semantic:
             semantic_rules.rules_for(name)
-    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context())
+    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context(), initializer=signal.signal,
+                               initargs=(signal.SIGINT, signal.SIG_IGN))     # Ctrl-C: one message, from the parent
     try:
         for scan in pool.map(scan_chunk, chunks, [semantic] * len(chunks)):
             yield scan, iter(scan.rows)
@@ -185,81 +232,91 @@ def _mp_context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
-def _check_rows(target: _Target, results, cross: CrossFile, add, bar) -> tuple[int, int]:
+def _check_rows(target: _Target, results, cross: CrossFile, add, bar, semantic: bool) -> tuple[int, int]:
     """Merge the scans of one file's chunks in order: global line numbers, cross-file rules; (lines, rows)."""
-    shown = str(target.path)
+    shown = _shown(target.path)
     offset = rows = 0
     seen: set = set()
-    schema = target.schema
     for chunk in target.chunks:
         scan, items = next(results)
-        for number, problems, record in items:
-            line = offset + number
-            if record is not None:
-                rows += 1
-                cross.row(shown, line, record, problems)
-            for problem in problems:
-                add(shown, line, problem)
-        offset += scan.lines
-        seen |= scan.seen
-        schema = schema or scan.schema
+        parts = [(scan, items)]
+        if scan.resume is not None:       # a worker held its limit of lines: the rest of the chunk is read here
+            rest = Scan(replace(chunk, start=scan.resume))
+            parts.append((rest, ((n, p, r) for n, _line, p, r in scan_lines(rest, semantic))))
+        for part, part_items in parts:
+            for number, problems, record in part_items:
+                line = offset + number
+                if record is not None:
+                    rows += 1
+                    cross.row(shown, line, record, problems)
+                for problem in problems:
+                    add(shown, line, problem)
+            offset += part.lines
+            seen |= part.seen
         if bar:
             bar.update(chunk.end - chunk.start)
-    cross.end_file(shown, schema, offset, rows, seen)
+    cross.end_file(shown, target.schema, offset, rows, seen)
     return offset, rows
 
 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
-    """What a generated folder holds (DESIGN.md layout) and which schema each file answers to."""
+    """What a generated folder holds (DESIGN.md layout) and which schema each file answers to: decided once for
+    the folder, never per file or chunk."""
     shards = tuple(sorted((folder / SHARDS).glob("*.jsonl")))
+    for path in shards + tuple(sorted(folder.glob("*.jsonl"))) + (folder / STATS,) * (folder / STATS).exists():
+        path_kind(path)
     merged = [name for name in MERGED if (folder / name).is_file()]
     findings = []
     if len(merged) > 1:
         findings.append(("layout", f"both {' and '.join(merged)}: a folder holds one dataset"))
-    if not shards and not merged:
-        findings.append(("layout", f"no data: expected {SHARDS}/*.jsonl and {' or '.join(MERGED)}"))
+    if not shards:
+        findings.append(("layout", f"no shards: expected {SHARDS}/*.jsonl"))
     if (folder / f"{folder.name}.py").exists():
         findings.append(("layout", f"{folder.name}.py: datasets refuses a folder holding <folder name>.py"))
-    row_schema = MERGED[merged[0]] if len(merged) == 1 else None
+    row_schema = _folder_schema(folder) if len(merged) <= 1 else None
+    if shards and row_schema is None:
+        findings.append(("schema", f"cannot tell the rows' schema: no {' or '.join(MERGED)} and the first row of "
+                                   f"{shards[0].name} has no {'/'.join(ID_FIELDS.values())}"))
 
     def schema_of(path: Path) -> str | None:
         return row_schema if path.parent.name == SHARDS else FIXED.get(path.name) or MERGED.get(path.name)
 
     findings += [("card", msg) for msg in card_problems(folder, schema_of, SHARDS, MERGED)]
-    report.findings += [Finding(str(folder), None, kind, f"{kind}: {msg}") for kind, msg in findings]
+    for kind, msg in findings:
+        report.add(Finding(_shown(folder), None, kind, f"{kind}: {_one_line(msg)}"))
     targets = [_Target(p, row_schema) for p in shards]
     for name in merged:
         path = folder / name
         targets.append(_Target(path, MERGED[name], "merged", shards) if shards else _Target(path, MERGED[name]))
     for path in sorted(folder.glob("*.jsonl")):
         if path.name not in MERGED:
-            targets.append(_Target(path, FIXED.get(path.name)))
+            targets.append(_Target(path, FIXED.get(path.name) or schema_of_file(path)))
     if (folder / STATS).is_file():
-        targets.append(_Target(folder / STATS, "stats", "document", shards))
+        targets.append(_Target(folder / STATS, "stats", "document", shards, row_schema=row_schema))
     return targets
 
 
 def _check_other(target: _Target, rows: dict[Path, int], add) -> None:
-    shown = str(target.path)
+    shown = _shown(target.path)
     if target.role == "merged":
         problem = _merged_difference(target.path, target.shards)
         if problem:
             add(shown, problem[0], Problem("merged_view", problem[1]))
         return
     doc, problems = _check_document(target.path, target.schema or "stats")
-    if not problems and target.shards:
-        problems = [(None, p) for p in _stats_counts(doc, target.shards, target.path.parent, rows)]
+    if not problems and target.role == "document" and target.path.parent.joinpath(SHARDS).is_dir():
+        problems = [(None, p) for p in _stats_counts(doc, target, rows)]
     for line, problem in problems:
         add(shown, line, problem)
 
 
-def _stats_counts(stats: dict, shards: tuple[Path, ...], folder: Path, rows: dict[Path, int]) -> list[Problem]:
+def _stats_counts(stats: dict, target: _Target, rows: dict[Path, int]) -> list[Problem]:
     """stats.json states the folder's own counts: rows in the shards, shards, held-out tasks."""
-    dataset = next((schema for name, schema in MERGED.items() if (folder / name).is_file()), None)
-    holdout = folder / next(iter(FIXED))
+    shards = target.shards
+    holdout = target.path.parent / next(iter(FIXED))
     want = {"shards": len(shards), "holdout_tasks": rows.get(holdout, 0)}
-    if dataset:
-        want[ROW_COUNT_KEYS[dataset]] = sum(rows.get(p, 0) for p in shards)
+    if target.row_schema in ROW_COUNT_KEYS:
+        want[ROW_COUNT_KEYS[target.row_schema]] = sum(rows.get(p, 0) for p in shards)
     return [Problem("stats_mismatch", f"{key} is {stats.get(key)!r} but the folder holds {n}")
             for key, n in want.items() if stats.get(key) != n]
 
@@ -298,19 +355,35 @@ def _line_at(path: Path, offset: int) -> int:
 
 def _check_document(path: Path, schema: str) -> tuple[dict | None, list[tuple[int | None, Problem]]]:
     """A single JSON document (stats.json): (the document, parse errors with their line, or schema errors)."""
-    data = path.read_bytes()
+    data = _read_bounded(path, MAX_DOCUMENT_BYTES)
     try:
         doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as orjson_error:
         try:
             json.loads(data.decode("utf-8", errors="replace"))
             return None, [(None, Problem("not_json", "not valid JSON (NaN/Infinity or a lone surrogate?)"))]
         except json.JSONDecodeError as exc:
-            return None, [(exc.lineno, Problem("not_json", f"{exc.msg} at column {exc.colno}"))]
+            return None, [(exc.lineno, Problem("not_json", f"{exc.msg.removesuffix(' at')} at column {exc.colno}"))]
+        except RecursionError:
+            return None, [(None, Problem("not_json", f"nested too deeply to parse ({orjson_error})"))]
     rules = schemas.compiled(schema)
-    if rules.is_valid(doc):
-        return doc, []
-    return doc, [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+    try:
+        if rules.is_valid(doc):
+            return doc, []
+        return doc, [(None, Problem("schema", f"{where}: {msg}")) for where, msg in rules.errors(doc)]
+    except RecursionError:
+        return None, [(None, Problem("schema", "nested too deeply to check"))]
+
+
+MAX_DOCUMENT_BYTES = 64 << 20     # stats.json is a few KB; a bigger one is not read whole
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    with open(path, "rb") as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{_shown(path)}: over {limit >> 20} MB; not a stats document")
+    return data
 
 
 def _progress_bar(total: int, enabled: bool | None):
@@ -338,7 +411,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         '{"line", "reasons", "raw", "encoding"}; raw is the exact line (base64 if not UTF-8)')
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = ("output: one line per problem, PATH:LINE: kind: message, then a summary\n"
-                     "exit status: 0 all valid, 1 problems found, 2 usage or I/O error\n"
+                     "exit status: 0 all valid, 1 problems found, 2 usage or I/O error, 130 interrupted\n"
                      "schemas and rules: schema/README.md")
 
 
@@ -352,22 +425,53 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--max-errors must be >= 1")
         if args.jobs < 1:
             raise InputError("--jobs must be >= 1")
+        out = _Output(args.format == "json")
         report = validate_paths(args.paths, schema=args.schema, semantic=args.semantic, max_errors=args.max_errors,
-                                jobs=args.jobs)
+                                jobs=args.jobs, on_finding=out.finding)
+        out.end(report)
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 2
-    try:
-        if args.format == "json":
-            sys.stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
-        else:
-            for finding in report.findings:
-                print(finding)
-            print(report.summary())
-        sys.stdout.flush()
-    except BrokenPipeError:  # `validate ... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if report.ok else 1
+
+
+class _Output:
+    """Findings printed as they are found (text lines, or the items of the JSON document's `findings` list,
+    the totals after them); a closed pipe (`validate ... | head`) silences the rest."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+        self.first = True
+        self._write(b'{"findings": [' if as_json else b"")
+
+    def finding(self, finding: Finding) -> None:
+        if self.as_json:
+            item = {"path": finding.path, "line": finding.line, "kind": finding.kind, "message": finding.message}
+            self._write((b"\n  " if self.first else b",\n  ") + orjson.dumps(item))
+        else:
+            self._write(str(finding).encode("utf-8", "backslashreplace") + b"\n")
+        self.first = False
+
+    def end(self, report: Report) -> None:
+        if self.as_json:
+            totals = orjson.dumps(report.totals(), option=orjson.OPT_INDENT_2)
+            self._write(b"\n]," + totals[1:] + b"\n")              # the totals' members after the list
+        else:
+            self._write(report.summary().encode() + b"\n")
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self._silence()
+
+    def _write(self, data: bytes) -> None:
+        try:
+            sys.stdout.buffer.write(data)
+        except BrokenPipeError:
+            self._silence()
+
+    @staticmethod
+    def _silence() -> None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _run_split(args: argparse.Namespace) -> int:

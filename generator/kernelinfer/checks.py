@@ -44,8 +44,8 @@ def _step_count(row):
 @CHECKS.check("message_roles", "messages are system, user, then (assistant, user) per step")
 def _message_roles(row):
     roles = [m["role"] for m in row["messages"]]
-    want = ["system", "user"] + ["assistant", "user"] * row["num_steps"]
-    if roles != want:
+    pairs = (len(roles) - 2) // 2      # num_steps may be any int64: the expected list is never built from it
+    if pairs != row["num_steps"] or roles != ["system", "user"] + ["assistant", "user"] * pairs:
         return f"roles {roles[:6]}... do not follow system, user, (assistant, user) x {row['num_steps']}"
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from generator.catalog.tasks import split_tasks
 from generator.dataset import Dataset
-from generator.kernelinfer import features, stats
+from generator.kernelinfer import stats
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
 from generator.layout import shard_range
@@ -36,10 +36,42 @@ def holdout_rows(seed: int, sessions: int, holdout: int) -> list[dict]:
     return [holdout_row(t) for t in split(seed, sessions, holdout).holdout]
 
 
+def features():
+    """The main config's features (imports `datasets`: only loading and describing rows needs them)."""
+    from generator.kernelinfer.features import FEATURES
+
+    return FEATURES
+
+
+DESCRIPTION = (
+    "Synthetic long-horizon GPU kernel-optimization sessions for LLM inference kernels: a task, then "
+    "alternating full CUDA/Triton kernel candidates and simulated compiler / correctness / benchmark feedback."
+)
+CITATION = """@misc{kernelstrain_kernelinfer,
+  title  = {kernelinfer: simulated inference-kernel optimization sessions},
+  author = {kernelstrain contributors},
+  year   = {2026},
+  note   = {Synthetic data from an analytic performance model; no kernel was compiled or run to produce it}
+}"""
+
+FORMAT_NOTES = (
+    'One row is one optimization session. `messages` is the training text in chat form: a system turn, the '
+    "user's task, then alternating assistant turns (the full kernel source, no prose) and user feedback whose"
+    ' first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `wrong_result`). `trace` is compact'
+    ' per-step metadata (variant `tag`, step `kind`, tuned `params`, `status`, `time_ms` null unless ok, '
+    '`kept`).'
+)
+
+SFT_SNIPPET = """\
+# messages are already chat turns ({"role", "content"}): one SFT sample per session
+sft = ds.select_columns(["messages"])
+# text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)"""
+
+
 KERNELINFER = Dataset(
     name="kernelinfer", title="kernelstrain — kernelinfer", row_unit="session", count_flag="sessions",
     default_rows=1899, default_holdout=195, stream=STREAM, id_field="session_id", merged_file="sessions.jsonl",
-    total_key="total_steps", features=features.FEATURES, description=features.DESCRIPTION,
-    citation=features.CITATION, tags=("long-horizon", "sft"), format_notes=features.FORMAT_NOTES,
-    sft_snippet=features.SFT_SNIPPET, builder_name="KernelInfer", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
+    total_key="total_steps", features_fn=features, description=DESCRIPTION,
+    citation=CITATION, tags=("long-horizon", "sft"), format_notes=FORMAT_NOTES,
+    sft_snippet=SFT_SNIPPET, builder_name="KernelInfer", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
     shard_stats=stats.shard_stats, combine_stats=stats.combine)

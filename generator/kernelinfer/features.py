@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datasets import Features, Json, List, Value
 
-from generator.dataset import TASK_FIELDS
+from generator.task_features import TASK_FIELDS
 
 FEATURES = Features(
     {
@@ -33,27 +33,3 @@ FEATURES = Features(
         ),
     }
 )
-
-DESCRIPTION = (
-    "Synthetic long-horizon GPU kernel-optimization sessions for LLM inference kernels: a task, then "
-    "alternating full CUDA/Triton kernel candidates and simulated compiler / correctness / benchmark feedback."
-)
-CITATION = """@misc{kernelstrain_kernelinfer,
-  title  = {kernelinfer: simulated inference-kernel optimization sessions},
-  author = {kernelstrain contributors},
-  year   = {2026},
-  note   = {Synthetic data from an analytic performance model; no kernel was compiled or run to produce it}
-}"""
-
-FORMAT_NOTES = (
-    'One row is one optimization session. `messages` is the training text in chat form: a system turn, the '
-    "user's task, then alternating assistant turns (the full kernel source, no prose) and user feedback whose"
-    ' first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `wrong_result`). `trace` is compact'
-    ' per-step metadata (variant `tag`, step `kind`, tuned `params`, `status`, `time_ms` null unless ok, '
-    '`kept`).'
-)
-
-SFT_SNIPPET = """\
-# messages are already chat turns ({"role", "content"}): one SFT sample per session
-sft = ds.select_columns(["messages"])
-# text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datasets import Features, Json, List, Value
 
-from generator.dataset import TASK_FIELDS
+from generator.task_features import TASK_FIELDS
 
 MESSAGE = {
     "role": Value("string"),
@@ -53,31 +53,3 @@ FEATURES = Features(
         "messages": List(MESSAGE),
     }
 )
-
-DESCRIPTION = (
-    "Synthetic multi-agent GPU kernel-optimization episodes for LLM inference kernels: a lead and specialist "
-    "agents plan, dispatch, submit kernels and receive simulated compile / verify / benchmark results with rewards."
-)
-CITATION = """@misc{kernelstrain_kernelswarm,
-  title  = {kernelswarm: simulated multi-agent kernel-optimization episodes},
-  author = {kernelstrain contributors},
-  year   = {2026},
-  note   = {Synthetic data from an analytic performance model; no kernel was compiled or run to produce it}
-}"""
-
-FORMAT_NOTES = (
-    "One row is one multi-agent episode. `messages` is the episode's log; each message has the common fields "
-    '`role`, `agent`, `kind`, `content`, `t` (seconds since start) and `reward`, plus kind-specific fields '
-    '(`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use '
-    'them. Rewards are attached to environment `result` messages and to the final `verdict`.'
-)
-
-SFT_SNIPPET = """\
-# one SFT sample per agent: its own turns as assistant, what it saw as user turns
-def agent_view(row, agent):
-    return [
-        {"role": "assistant" if m["agent"] == agent else "user",
-         "content": m["content"] if m["agent"] == agent else f"[{m['agent']} {m['kind']}] {m['content']}"}
-        for m in row["messages"]
-    ]
-sample = agent_view(ds[0], ds[0]["agents"][1]["id"])"""

@@ -22,14 +22,19 @@ from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_
 from generator.write.card import render_card
 from generator.write.writer import OutputError, default_workers, write_dataset
 
-def int_at_least(minimum: int):
+INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)
+
+
+def int_at_least(minimum: int, maximum: int = INT64_MAX):
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be <= {maximum}")
         return value
     return parse
 
@@ -39,8 +44,8 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default 0)")
     parser.add_argument(f"--{dataset.count_flag}", dest="rows", type=int_at_least(1), default=dataset.default_rows,
                         help=f"training {dataset.count_flag} (default {dataset.default_rows})")
-    parser.add_argument("--holdout", type=int_at_least(0), default=dataset.default_holdout,
-                        help=f"held-out tasks (default {dataset.default_holdout})")
+    parser.add_argument("--holdout", type=int_at_least(1), default=dataset.default_holdout,
+                        help=f"held-out tasks (default {dataset.default_holdout}; the holdout config needs one)")
     parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
                         help="processes that make the shards and validate the output (default: usable CPUs, at "
                         "most 8); the bytes do not depend on it")
@@ -102,6 +107,23 @@ def _finalize(problems: list[str], jobs: int):
 
 
 def run(dataset: Dataset, args) -> int:
+    """Exit 0 written, 1 validation or QA problems (the folder kept at its partial name), 2 usage or I/O error,
+    130 interrupted; a finished --out is never taken away (see `generator.write.outdir`)."""
+    partial = args.out.with_name(f".{args.out.name}.partial")
+    try:
+        return _run(dataset, args)
+    except KeyboardInterrupt:
+        print(f"{dataset.name}: interrupted; {args.out} is unchanged, the work so far is in {partial} "
+              "(the same command resumes it)", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else args.out
+        print(f"{dataset.name}: {where}: {exc.strerror or exc}; {args.out} is unchanged"
+              + (f", the work so far is in {partial}" if partial.exists() else ""), file=sys.stderr)
+        return 2
+
+
+def _run(dataset: Dataset, args) -> int:
     options = {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": args.seed,
                dataset.count_flag: args.rows, "holdout": args.holdout}
     try:

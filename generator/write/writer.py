@@ -1,18 +1,21 @@
 """The dataset writer: JSONL shards, merged view, extra files, atomically; knows nothing about GPUs.
 
 Why this shape: shards are independent, so a process pool (or any scheduler) can split the work and the
-bytes never depend on the split; each shard is written to a temporary name and renamed, so a shard that
-exists is complete and is not rewritten on a rerun; the folder is assembled in a hidden sibling
-(`.NAME.partial`) and renamed to NAME only after `finalize` reports no problems, so a failure never leaves
-anything that looks complete. A marker file records the caller's options; shards are reused only when the
-options match.
+bytes never depend on the split; each shard is written to a temporary name and renamed, and its checksum is
+recorded, so a rerun reuses a shard only when it verifies; the folder is assembled in a hidden sibling
+(`.NAME.partial`) and swapped with NAME only after `finalize` reports no problems (`outdir.install`), so a
+failure or a kill never leaves anything that looks complete and never takes a finished folder away. A marker
+file records the caller's options; shards are reused only when the options match. One run at a time per
+folder (`outdir.locked`).
 """
 from __future__ import annotations
 
 import errno
 import gc
+import hashlib
 import os
 import shutil
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -25,6 +28,7 @@ from typing import Any, Callable, Iterable, Mapping
 import orjson
 
 from generator.layout import shard_name
+from generator.write import outdir
 
 MARKER = ".kernelstrain.json"     # {"options": ...}: what produced the folder; kept in the finished folder
 # copy_file_range errors meaning "not here" (old kernel, other filesystem, unsupported file type)
@@ -108,30 +112,39 @@ def _kernel_copy(src_fd: int, dst_fd: int) -> None:
 
 
 def write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
-                 per_shard: Callable[[int, list[dict]], Any] | None) -> tuple[int, Any, bool]:
-    """Generate (or reuse) shard `index` under `work`; return (bytes, per_shard result, reused)."""
-    path = work / shard_name(index)
-    if path.exists():
-        data = path.read_bytes()
+                 per_shard: Callable[[int, list[dict]], Any] | None, finished: Path | None = None
+                 ) -> tuple[int, Any, bool]:
+    """Generate (or reuse) shard `index` under `work`; return (bytes, per_shard result, reused).
+
+    A shard is reused when it verifies against its recorded checksum, in `work` (an interrupted run) or in the
+    `finished` folder being rebuilt; anything else there is regenerated."""
+    rel = shard_name(index)
+    data = outdir.verified(work, rel)
+    if data is None and finished is not None:
+        data = outdir.adopt(finished, work, rel)
+    if data is not None:
         rows = [orjson.loads(line) for line in data.splitlines()] if per_shard else []
         return len(data), per_shard(index, rows) if per_shard else None, True
     with _collector_paused():
-        return _new_shard(path, index, rows_for_shard, per_shard)
+        return _new_shard(work, rel, index, rows_for_shard, per_shard)
 
 
-def _new_shard(path: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
+def _new_shard(work: Path, rel: str, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
                per_shard: Callable[[int, list[dict]], Any] | None) -> tuple[int, Any, bool]:
     """Each row is written as it is made, so a shard's bytes are never held whole (rows, their bytes and the
     join were ~3x the shard); the rows themselves are kept only for `per_shard`."""
     rows: list[dict] = []
     size = 0
-    with atomic_open(path) as stream:
+    digest = hashlib.sha256()
+    with atomic_open(work / rel) as stream:
         for row in rows_for_shard(index):
             line = orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
             stream.write(line)
+            digest.update(line)
             size += len(line)
             if per_shard:
                 rows.append(row)
+    outdir.record(work, rel, outdir.sum_line(digest.hexdigest(), size))
     return size, per_shard(index, rows) if per_shard else None, False
 
 
@@ -151,28 +164,31 @@ def _collector_paused():
             gc.enable()
 
 
-def _prepare(out: Path, work: Path, marker: bytes) -> None:
-    """Make `work` the partial folder for these options, reusing a matching earlier result."""
+def _prepare(out: Path, work: Path, marker: bytes) -> Path | None:
+    """Make `work` the partial folder for these options, keeping what an interrupted run of them left there;
+    return `out` when it is a finished folder of the same options (its verified shards are reused), else None.
+    `out` itself is never changed here."""
     def matches(folder: Path) -> bool:
         m = folder / MARKER
         return m.is_file() and m.read_bytes() == marker
 
+    old = out.with_name(f".{out.name}.old")
+    if old.is_dir() and not out.exists():   # killed between the two renames of the fallback swap
+        os.rename(old, out)
     if work.exists() and not matches(work):
         shutil.rmtree(work)
+    finished = None
     if out.exists():
         if matches(out):
-            if work.exists():
-                shutil.rmtree(work)
-            os.replace(out, work)            # a finished folder is resumed, its shards reused
-        elif out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        else:
+            finished = out
+        elif not (out.is_dir() and not any(out.iterdir())):
             raise OutputError(f"{out}: exists and was not generated with these options; "
                               "remove it or pick another --out")
     work.mkdir(parents=True, exist_ok=True)
     for stale in work.rglob("*.tmp-*"):
         stale.unlink()
     write_atomic(work / MARKER, marker)
+    return finished
 
 
 def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], num_rows: int, shard_size: int = 100,
@@ -193,12 +209,22 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
       its partial name and is reported in `Summary.problems`.
     - `options` (JSON-able) is recorded in the marker; a rerun reuses shards only under equal options.
     """
-    started = time.perf_counter()
     out = Path(out_dir)
+    try:
+        with outdir.locked(out):
+            return _write(out, rows_for_shard, num_rows, shard_size, merged_name, num_proc, extra_files, finalize,
+                          per_shard, options, progress)
+    except outdir.Busy as exc:
+        raise OutputError(str(exc)) from None
+
+
+def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_proc, extra_files, finalize,
+           per_shard, options, progress) -> Summary:
+    started = time.perf_counter()
     work = out.with_name(f".{out.name}.partial")
     marker = orjson.dumps({"options": options or {}, "num_rows": num_rows, "shard_size": shard_size},
                           option=orjson.OPT_SORT_KEYS)
-    _prepare(out, work, marker)
+    finished = _prepare(out, work, marker)
     n_shards = max(1, -(-num_rows // shard_size))
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
@@ -218,12 +244,17 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
 
     if num_proc <= 1 or n_shards == 1:
         for i in range(n_shards):
-            collect(i, write_shard(work, i, rows_for_shard, per_shard))
+            collect(i, write_shard(work, i, rows_for_shard, per_shard, finished))
     else:
-        with ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard) for i in range(n_shards)]
+        pool = ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn"),
+                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        try:     # Ctrl-C reaches the workers too: they finish their shard quietly, the rest is cancelled
+            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard, finished)
+                       for i in range(n_shards)]
             for i, fut in enumerate(futures):
                 collect(i, fut.result())
+        finally:
+            pool.shutdown(cancel_futures=True)
     if bar:
         bar.close()
 
@@ -237,8 +268,6 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
 
     problems = tuple(finalize(work)) if finalize else ()
     if not problems:
-        if out.exists():
-            raise OutputError(f"{out}: appeared while writing; the result is left in {work}")
-        os.replace(work, out)
+        outdir.install(work, out)
     return Summary(out if not problems else work, num_rows, n_shards, reused, total_bytes,
                    time.perf_counter() - started, problems)

@@ -16,10 +16,10 @@ import yaml
 from generator import SCHEMA_VERSION, __version__
 from generator.kernelinfer import stats
 from generator.__main__ import main
-from generator.dataset import HOLDOUT_FEATURES
+from generator.task_features import HOLDOUT_FEATURES
 from generator.check.split import raw_bytes, split_file
 from generator.check.validate import InputError, validate_paths
-from test_schema import session_row, task_row
+from rows import session_row, task_row
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())
@@ -70,8 +70,10 @@ def test_a_pattern_ends_where_json_schema_says(tmp_path):
 def test_cross_file_types_for_schemaless_rows(tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", [{"n": 1, "x": None, "y": {"k": 1}}, {"n": 2, "x": None, "y": {"k": 2}}])
     b = write_jsonl(tmp_path / "b.jsonl", [{"n": 2.5, "x": 0.5, "y": [1]}])
-    assert sorted(findings_of(a, b)) == [("a.jsonl", None, "type_change"), ("b.jsonl", 1, "type_change"),
-                                         ("b.jsonl", 1, "type_change")]
+    found = findings_of(a, b)
+    assert sorted(f for f in found if f[2] == "schema") == [("a.jsonl", None, "schema"), ("b.jsonl", None, "schema")]
+    assert sorted((f for f in found if f[2] != "schema"), key=str) == [
+        ("a.jsonl", None, "type_change"), ("b.jsonl", 1, "type_change"), ("b.jsonl", 1, "type_change")]
 
 
 def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) -> Path:
@@ -298,7 +300,7 @@ def test_card_yaml_against_the_folder(tmp_path):
 def test_deep_nesting_is_a_finding_not_a_crash(tmp_path):
     deep = tmp_path / "deep.jsonl"
     deep.write_bytes(b'{"a":' + b"[" * 300 + b"]" * 300 + b'}\n{"a":' + b"[" * 5000 + b"\n")
-    assert findings_of(deep) == [("deep.jsonl", 2, "not_json")]
+    assert findings_of(deep) == [("deep.jsonl", None, "schema"), ("deep.jsonl", 2, "not_json")]
 
 
 

@@ -193,7 +193,7 @@ _STATUS = re.compile(r"^(\S+): (\d+) tries, (\d+) kept")
 
 
 @check(KS, "causality", "every message comes after what it speaks of: ref names an earlier message of the linked "
-       "kind about the same agent and variant, each candidate is built at most once, a status counts only what happened")
+       "kind about the same agent and variant, each candidate is built at most once, a status counts only the past")
 def _causality(row):
     msgs = row["messages"]
     built: set[int] = set()

@@ -7,14 +7,14 @@ header and end-of-turn 5). The estimate must never be below what a real tokenize
 worst case, not the mean:
 
 - a real BPE tokenizer (DeepSeek-V3's) spends ~2.7 characters per token on this text (all ASCII, so bytes =
-  characters), according to the project's audit of the published datasets (docs/tokens.md);
-- a byte-level BPE trained with the `tokenizers` package on four generated sessions (digits split in groups of
-  at most three, as DeepSeek-V3 and Llama 3 do) spends 2.4 bytes per token on other sessions' messages on
-  average and 2.11 on the worst message (a benchmark report, dense with numbers); with 12 training sessions and
-  a 32K vocabulary, 2.76 and 2.22.
+  characters), as the project's audit of the generated datasets measured (docs/tokens.md);
+- a byte-level BPE trained with the `tokenizers` package on generated sessions (digits in groups of at most
+  three, as DeepSeek-V3 and Llama 3 split them) spends, on 4,632 messages of 25 other sessions, 2.60 bytes per
+  token on average and 2.11 on the worst message (a benchmark report, dense with numbers) when trained on 4
+  sessions; 2.75 and 2.17 when trained on 12 (`bench/token_calibration.py`, docs/tokens.md).
 
 Two bytes per token stays below every one of them (the worst message by 5 %); tests/test_tokens.py retrains
-such a tokenizer and checks every view row's count against it. A chars/3.5 rule under-counts by ~29 %.
+such a tokenizer and checks messages and view rows against it. A chars/3.5 rule under-counts by ~29 %.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ step by step. Here every step becomes a self-contained decision: the prompt is t
 holding the task and a compact state (one line per earlier step, the current best source with its report, and
 the previous step's source with its feedback when that is not the best), the completion the kernel the engineer
 wrote next. `session_id` groups a session's steps (the group of GRPO), and `reward` scores the step exactly as
-kernelswarm scores a result (`generator.rewards`) against the running best, which starts at the baseline.
+kernelswarm scores a result (`generator.rewards`) against the running best, which starts at the baseline; a step
+whose variant needs a feature the GPU lacks (the row's arch gating) scores as kernelswarm's unsupported_arch.
 
 What does not fit `window_tokens` (counted by `generator.tokens`) is dropped in this order: the oldest history
 lines (a line then says how many), the previous step's source, its feedback, the best source, the best report.

@@ -32,9 +32,9 @@ def episode_row() -> dict:
         {"role": "worker", "agent": "a01", "kind": "candidate", "content": "__global__", "t": 3.0, "reward": 0.0,
          "variant": "naive", "params": {"NUM_THREADS": 128}},
         {"role": "env", "agent": "env", "kind": "result", "content": "ok", "t": 4.0, "reward": 1.0, "to": "a01",
-         "variant": "naive", "status": "ok", "time_ms": 0.01},
+         "variant": "naive", "status": "ok", "time_ms": 0.01, "ref": 2},
         {"role": "lead", "agent": "lead", "kind": "verdict", "content": "done", "t": 5.0, "reward": 0.25,
-         "variant": "naive", "params": {"NUM_THREADS": 128}, "time_ms": 0.01},
+         "variant": "naive", "params": {"NUM_THREADS": 128}, "time_ms": 0.01, "ref": 3},
     ]
     agents = [{"id": "lead", "role": "lead", "skill": 1.0, "tries": 0, "kept": 0, "best_ms": None},
               {"id": "a01", "role": "worker", "skill": 0.9, "tries": 1, "kept": 1, "best_ms": 0.01},

@@ -187,6 +187,83 @@ def _arch_gating(row):
     return None
 
 
+# kind -> the kind of message its `ref` must name (the schema makes `ref` required on exactly these kinds)
+LINKS = {"result": "candidate", "review": "candidate", "verify": "result", "merge": "result", "handoff": "result",
+         "verdict": "result"}
+_STATUS = re.compile(r"^(\S+): (\d+) tries, (\d+) kept")
+
+
+@CHECKS.check("causality", "every message comes after what it speaks of: ref names an earlier message of the linked "
+       "kind about the same agent and variant, each candidate is built at most once, a status counts only the past")
+def _causality(row):
+    msgs = row["messages"]
+    built: set[int] = set()
+    tries: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    shared = row["baseline_ms"]
+    for i, m in enumerate(msgs):
+        problem = _ref_problem(msgs, i, m)
+        if problem:
+            return f"message {i} ({m['kind']}): {problem}"
+        kind = m["kind"]
+        if kind == "candidate":
+            tries[m["agent"]] = tries.get(m["agent"], 0) + 1
+        elif kind == "result":
+            if m["ref"] in built:
+                return f"message {i}: candidate {m['ref']} was already built"
+            built.add(m["ref"])
+            if m["status"] == "ok" and m["time_ms"] < shared:
+                shared = m["time_ms"]
+                kept[m["to"]] = kept.get(m["to"], 0) + 1
+        elif kind == "status" and _status_problem(m, tries, kept):
+            return f"message {i}: {_status_problem(m, tries, kept)}"
+    return None
+
+
+def _ref_problem(msgs: list[dict], i: int, m: dict) -> str | None:
+    """What is wrong with message `i`'s link (`ref`), if anything: it must name an earlier message of the kind
+    LINKS says, about the same agent and variant."""
+    want, ref = LINKS.get(m["kind"]), m.get("ref")
+    if want is None:
+        return None if ref is None else f"links to no message, but has ref {ref}"
+    if not isinstance(ref, int) or not 0 <= ref < i:
+        return f"ref {ref} does not name an earlier message"
+    target = msgs[ref]
+    if target["kind"] != want:
+        return f"ref {ref} is a {target['kind']}, not a {want}"
+    problem = _link_problem(m, target)
+    return problem and f"ref {ref}: {problem}"
+
+
+def _status_problem(m: dict, tries: dict, kept: dict) -> str | None:
+    """A status that reports more (or fewer) tries or kept results than its agent has had so far."""
+    said = _STATUS.match(m["content"])
+    if said is None:
+        return None
+    who, now = said[1], (tries.get(said[1], 0), kept.get(said[1], 0))
+    if (int(said[2]), int(said[3])) != now:
+        return f"status says {said[2]} tries, {said[3]} kept for {who}, but so far {now[0]} and {now[1]}"
+    return None
+
+
+def _link_problem(m: dict, target: dict) -> str | None:
+    """What is wrong with `m` speaking of `target` (the message its ref names), if anything."""
+    if m["variant"] != target["variant"]:
+        return f"variant {m['variant']} != {target['variant']}"
+    kind = m["kind"]
+    if kind in ("result", "review"):
+        return None if target["agent"] == m["to"] else f"names {m['to']}, but the candidate is {target['agent']}'s"
+    if target["status"] != "ok":
+        return f"the result it names is {target['status']}"
+    if kind == "handoff" and target["to"] != m["agent"]:
+        return f"hands off {target['to']}'s result"
+    if kind in ("verify", "merge") and target["to"] != m["to"]:
+        return f"names {m['to']}, but the result is {target['to']}'s"
+    if m.get("time_ms") is not None and m["time_ms"] != target["time_ms"]:
+        return f"time {m['time_ms']} != the result's {target['time_ms']}"
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -198,7 +275,7 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating)
+              _physics, _arch_gating, _causality)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -223,14 +300,18 @@ def row_checks_pass(row) -> bool:
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
-    for m in msgs:           # in order: results move the bests that merges, leaderboards and rewards follow
+    built: set[int] = set()
+    for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
-        if now < last:
+        if now < last or _ref_problem(msgs, i, m):
             return False
         last = now
         if role == "env":
             kind = m["kind"]
             if kind == "result":
+                if m["ref"] in built:
+                    return False
+                built.add(m["ref"])
                 status, ms = m["status"], m["time_ms"]
                 if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
                     return False
@@ -256,6 +337,9 @@ def row_checks_pass(row) -> bool:
             kind = m["kind"]
             if kind == "candidate":
                 tries[m["agent"]] += 1
+            elif kind == "status":
+                if _status_problem(m, tries, kept):
+                    return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner:
                     return False

@@ -7,6 +7,10 @@ reward is computed against the shared best at that moment (`rewards`). Candidate
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
 renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
 faster before running it.
+
+Causality: every message is written after what it speaks of. A result, review, verification, merge, handoff and
+the verdict name the message they answer or judge by `ref`, its index in `messages`: while the episode is built
+`ref` holds that message itself, and `simulate_episode` turns it into the index once the order is final.
 """
 from __future__ import annotations
 
@@ -41,6 +45,8 @@ class Agent:
     kept: int = 0
     best: Outcome | None = None
     assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
+    best_result: dict | None = None  # the env result message of `best`
+    last_result: dict | None = None  # the env result message of the agent's latest candidate
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -60,6 +66,7 @@ class _Episode:
         self.baseline = self.wb.fields["baseline_ms"]
         self.best: Outcome | None = None
         self.best_owner: Agent | None = None
+        self.best_result: dict | None = None     # the env result message of `best`
         self.best_ms = self.baseline
         self.now = 0.0
         # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
@@ -103,26 +110,39 @@ class _Episode:
         self.messages.append(msg)
         return msg
 
-    def queue_candidate(self, agent: Agent, tag: str, params: dict, text: str) -> None:
+    def queue_candidate(self, agent: Agent, tag: str, params: dict, text: str) -> dict:
         """The agent's candidate inside a round, at its own clock (kept in time order at the round's end)."""
-        self.pending.append((agent.t, {"role": agent.role, "agent": agent.id, "kind": "candidate", "content": text,
-                                       "t": agent.t, "reward": 0.0, "variant": tag, "params": dict(params)},
-                             None, None, None))
+        msg = {"role": agent.role, "agent": agent.id, "kind": "candidate", "content": text, "t": agent.t,
+               "reward": 0.0, "variant": tag, "params": dict(params)}
+        self.pending.append((agent.t, msg, None, None, None))
+        return msg
 
-    def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
-        """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
-        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
-        expected = outcome.expected
-        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, expected.status)
+    def write(self, agent: Agent, tag: str, params: dict, kind: str,
+              outcome: Outcome | None = None) -> tuple[Outcome, float, dict]:
+        """The agent writes a candidate (`outcome`: one already drawn): (outcome, the machine seconds its build and
+        run will take, the candidate message)."""
+        if outcome is None:
+            outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
+        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1
-        self.queue_candidate(agent, tag, params, outcome.source.text)
-        agent.t += machine
-        status = "unsupported_arch" if expected.kind in ARCH_KINDS else expected.status
+        return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
+
+    def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
+        """The env builds and runs a written candidate, after anything said about it since; the result's reward
+        waits for the round."""
+        agent.t = max(agent.t, self.now) + machine
+        status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.expected.status
         env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
-               "to": agent.id, "variant": tag, "status": status, "time_ms": outcome.time_ms}
+               "to": agent.id, "variant": outcome.tag, "status": status, "time_ms": outcome.time_ms,
+               "ref": candidate}
         self.pending.append((agent.t, env, agent, outcome, status))
+        agent.last_result = env
         return outcome
+
+    def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
+        """The agent writes a candidate and the env builds and runs it."""
+        return self.run(agent, *self.write(agent, tag, params, kind))
 
     def close_round(self) -> None:
         """Put the round's messages in time order and score each result against the shared best."""
@@ -138,10 +158,10 @@ class _Episode:
                 if status == "ok":
                     self.passed += 1
                     if time_ms < self.best_ms:
-                        self.best_ms, self.best, self.best_owner = time_ms, outcome, agent
+                        self.best_ms, self.best, self.best_owner, self.best_result = time_ms, outcome, agent, msg
                         agent.kept += 1
                     if agent.best is None or time_ms < agent.best.time_ms:
-                        agent.best = outcome
+                        agent.best, agent.best_result = outcome, msg
             messages.append(msg)
         if self.pending:
             self.now = max(self.now, self.pending[-1][0])    # the last in time order
@@ -189,9 +209,10 @@ class _Episode:
         return grid
 
     # ------------------------------------------------------------------ shared turns
-    def work(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
-        """One candidate, and a fix of the agent's own editing mistake right after it when there was one."""
-        out = self.attempt(agent, tag, params, kind)
+    def work(self, agent: Agent, tag: str, params: dict, kind: str, written: tuple | None = None) -> Outcome:
+        """One candidate (`written`: one `write` already made), and a fix of the agent's own editing mistake right
+        after it when there was one."""
+        out = self.run(agent, *(written or self.write(agent, tag, params, kind)))
         if out.expected.kind in EDIT_FAULTS and self.room(4):
             out = self.attempt(agent, tag, params, "fix")
         return out
@@ -220,7 +241,7 @@ class _Episode:
         b, owner = self.best, self.best_owner
         self.say(self.lead, "merge", f"merge {owner.id}: {b.tag} {_params_text(b.params)} at {b.time_ms:.5g} ms "
                  f"is the shared best ({self.baseline / b.time_ms:.2f}x over baseline)",
-                 to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
+                 to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
 
     def dispatch(self, agent: Agent, tag: str, configs: list[dict], text: str) -> None:
         agent.assignment = (tag, list(configs))
@@ -252,7 +273,7 @@ class _Episode:
                        f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
                        f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; "
                        f"{self.passed}/{self.results} results passed",
-                       variant=b.tag, params=dict(b.params), time_ms=b.time_ms)
+                       variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)
 
 
@@ -388,31 +409,31 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer))
     caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
              (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it
+    ep.close_round()
     if caught:
-        proposer.t = max(proposer.t, ep.now) + ep._think(150.0)
-        proposer.tries += 1
-        ep.queue_candidate(proposer, tag, params, cand.source.text)
-        ep.close_round()
         why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
                f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
                else f"will not compile: {cand.expected.message}")
-        ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag)
+        ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
+               ref=written[2])
         if cand.expected.kind == "arch_unsupported":
             return
         out = ep.work(proposer, tag, params, "fix")
     else:
         ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: structure and indexing look right", to=proposer.id,
-               status="pass", variant=tag)
-        out = ep.work(proposer, tag, params, "new_variant")
+               status="pass", variant=tag, ref=written[2])
+        out = ep.work(proposer, tag, params, "new_variant", written)
     ep.close_round()
     if out.status != "ok":
         return
     ep.say(verifier, "verify", f"re-checked {proposer.id}/{tag} against the fp64 reference on 3 extra seeds: pass",
-           to=proposer.id, status="pass", variant=tag)
+           to=proposer.id, status="pass", variant=tag, ref=proposer.last_result)
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:
         ep.say(proposer, "handoff", f"{proposer.id} -> {tuner.id}: {tag} {_params_text(params)} "
-               f"({out.time_ms:.5g} ms) for tuning", to=tuner.id, variant=tag, params=dict(params))
+               f"({out.time_ms:.5g} ms) for tuning", to=tuner.id, variant=tag, params=dict(params),
+               ref=proposer.last_result)
     base = out
     for _ in range(int(ep.rng.integers(1, 4))):
         if not ep.room(8):
@@ -462,7 +483,7 @@ def _campaign(ep: _Episode) -> None:
         drift = float(ep.rng.normal(0, 0.6))
         ep.say(verifier, "verify", f"rebench {w.id}: {w.best.tag} {w.best.time_ms:.5g} ms reported, "
                f"{w.best.time_ms * (1 + drift / 100):.5g} ms on rerun ({drift:+.1f}%), correctness pass",
-               to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms)
+               to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms, ref=w.best_result)
     ep.merge()
     ep.verdict()
 
@@ -477,6 +498,7 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     ep = _Episode(task, scenario, rng)
     _PLAYS[scenario](ep)
     _fit_clock(ep)
+    _link(ep.messages)
     fields = ep.wb.fields
     return {
         "scenario": scenario, "n_agents": len(ep.specialists),
@@ -485,6 +507,14 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
         "speedup": ep.speedup, "elapsed_s": ep.messages[-1]["t"],
         "agents": [a.row() for a in ep.agents], "num_messages": len(ep.messages), "messages": ep.messages,
     }
+
+
+def _link(messages: list[dict]) -> None:
+    """Each `ref` (the message it answers, as built) becomes that message's index in the final order."""
+    position = {id(m): i for i, m in enumerate(messages)}
+    for m in messages:
+        if "ref" in m:
+            m["ref"] = position[id(m["ref"])]
 
 
 def _fit_clock(ep: _Episode) -> None:

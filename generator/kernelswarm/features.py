@@ -26,6 +26,7 @@ MESSAGE = {
     "params": Json(),
     "status": Value("string"),
     "time_ms": Value("float64"),
+    "ref": Value("int64"),       # index of the message a result, review, verify, merge, handoff or verdict answers
 }
 
 FEATURES = Features(

@@ -61,7 +61,8 @@ def test_gpu_decides_arch():
 
 def test_episode_kinds_carry_their_fields_and_roles():
     rules = schemas.compiled("episode")
-    for index, drop in ((1, "to"), (1, "subtask"), (2, "params"), (3, "status"), (3, "time_ms"), (4, "variant")):
+    for index, drop in ((1, "to"), (1, "subtask"), (2, "params"), (3, "status"), (3, "time_ms"), (3, "ref"),
+                        (4, "variant"), (4, "ref")):
         row = episode_row()
         del row["messages"][index][drop]
         assert not rules.is_valid(row), (index, drop)

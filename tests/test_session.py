@@ -109,7 +109,9 @@ def test_aggregate_shape_of_the_data(sessions):
     statuses = [t["status"] for r in rows for t in r["trace"]]
     ok = statuses.count("ok") / len(statuses)
     assert 60 <= steps.mean() <= 130 and 1.6 <= hours.mean() <= 2.8
-    assert 0.75 <= ok <= 0.94 and statuses.count("wrong_result") > 0
+    # tune steps (most steps) fail only for what their constants cause: more ok steps than the seed's 84.5 %
+    # (docs/calibration.md, "Status mix")
+    assert 0.9 <= ok <= 0.98 and statuses.count("wrong_result") > 0
     assert np.mean([r["best"]["speedup"] for r in rows]) > 3
     # diminishing returns: most of the log-speedup is won in the first half of the steps
     early = []

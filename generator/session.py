@@ -334,7 +334,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     draws = [clock.step_draws(rng, kind, impl, out.lines, out.expected.status) for kind, out, _text in steps]
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
-    stamps = clock.schedule([kind for kind, _out, _text in steps], draws, min_total_s=lo, max_total_s=hi)
+    stamps = clock.schedule(draws, min_total_s=lo, max_total_s=hi)
     messages = [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": user_prompt(task, wb.fields)}]
     trace = []

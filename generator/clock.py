@@ -16,7 +16,7 @@ import numpy as np
 # published per-edit timing found; docs/calibration.md): a constant tweak is read-the-report-and-edit-one-line,
 # a revert restores a saved file, a fix reads one diagnostic; a structural rewrite writes the new kernel, at
 # THINK_PER_LINE_S per line of it (a 120-line kernel: ~4 minutes), so its time depends on the change's size.
-THINK_S = {"tune": 25.0, "fix": 60.0, "revert": 12.0}
+THINK_S = {"tune": 30.0, "fix": 60.0, "revert": 12.0}
 THINK_PER_LINE_S = 2.0
 THINK_SIGMA = 0.55
 

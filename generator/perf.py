@@ -3,15 +3,17 @@
 roofline_ms = max(bytes / peak DRAM bandwidth, flops / peak rate of the op's arithmetic path) + one launch
 (hardware.LAUNCH_MS). time_ms divides each side by an efficiency <= 1 and adds launches, so it can never beat
 the roofline. The efficiency is the product of:
-  - the variant's ceiling (variants.mem_eff / comp_eff) and the GPU's (achievable DRAM fraction; mma.sync on
-    Hopper tops out near 65 % of tensor peak, Luo et al. arXiv:2402.13499);
+  - the variant's ceiling (variants.mem_eff / comp_eff; the CUDA-core GEMM, conv and prefill variants on the
+    rungs of the published SGEMM ladder) and the GPU's (achievable DRAM fraction; mma.sync on Hopper tops out
+    near 65 % of tensor peak, Luo et al. arXiv:2402.13499): all anchors in `calibration` and docs/calibration.md;
   - memory parallelism by Little's law: bytes in flight (resident warps x bytes per warp, or pipeline stages x
     tile) against bandwidth x latency, and few CTAs cannot pull a whole GPU's bandwidth;
   - occupancy from threads, registers and shared memory; register spills past 255;
   - wave quantization (tiles per SM), tile tails (padding), tile size (operand reuse), pipeline depth and
     K-loop prologue, split factors (more CTAs, but a reduction pass and a second launch).
-Calibrated so the best variants land where published kernels do (gpu_facts.md part 2, cited in
-tests/test_perf.py) and naive ones 5-30x behind. Deterministic and pure; per-task constants are cached.
+Calibrated so the best variants land where published kernels do and naive ones where their access pattern puts
+them (docs/calibration.md); `ceiling_ms` is the fastest any measured time may be. Deterministic and pure;
+per-task constants are cached.
 """
 from __future__ import annotations
 

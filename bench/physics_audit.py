@@ -43,6 +43,7 @@ def _quantile(xs: list[float], q: float) -> float:
 def audit(folder: Path) -> dict:
     naive_fp32_frac: dict[str, float] = defaultdict(float)
     max_bw = (0.0, "")
+    max_tc: dict[str, float] = defaultdict(float)    # per GPU: the highest ok fraction of tensor-core peak
     exact_nonzero = exact_ok = sampler_float = 0
     tune_compile = tune_typo = tune_steps = 0
     status = Counter()
@@ -80,9 +81,11 @@ def audit(folder: Path) -> dict:
                 t = s["time_ms"]
                 if t is None:
                     continue
-                bw = perf.achieved(task, t)["bandwidth_frac"]
-                if bw > max_bw[0]:
-                    max_bw = (bw, row["session_id"])
+                a = perf.achieved(task, t)
+                if a["bandwidth_frac"] > max_bw[0]:
+                    max_bw = (a["bandwidth_frac"], row["session_id"])
+                if OPS[op].kernel_class in perf.TC_CLASSES:
+                    max_tc[row["gpu"]] = max(max_tc[row["gpu"]], a["compute_frac"])
                 m = _ERR.search(text)
                 if op in correctness.EXACT_OPS:
                     exact_ok += 1
@@ -102,6 +105,7 @@ def audit(folder: Path) -> dict:
     return {
         "naive_gemm_fp16_cuda_max_frac_of_fp32_peak": dict(naive_fp32_frac),
         "max_ok_bandwidth_frac": max_bw[0], "max_ok_bandwidth_session": max_bw[1],
+        "max_ok_tensor_core_frac": dict(max_tc),
         "exact_ok_steps": exact_ok, "exact_ok_steps_nonzero_err": exact_nonzero,
         "sampler_ok_steps_float_err": sampler_float,
         "tune_steps": tune_steps, "tune_compile_errors": tune_compile, "tune_typo_compile_errors": tune_typo,
@@ -127,6 +131,9 @@ def failures(r: dict) -> list[str]:
             out.append(f"naive gemm_fp16 on {gpu}: {frac:.1%} of FP32 peak > 6 %")
     if r["max_ok_bandwidth_frac"] > calibration.DRAM_CEILING + 1e-9:
         out.append(f"ok time at {r['max_ok_bandwidth_frac']:.1%} of peak DRAM bandwidth > 92 %")
+    for gpu, frac in r["max_ok_tensor_core_frac"].items():
+        if frac > calibration.TC_CEILING[gpu] + 1e-9:
+            out.append(f"ok time on {gpu} at {frac:.1%} of tensor-core peak > {calibration.TC_CEILING[gpu]:.0%}")
     if r["exact_ok_steps_nonzero_err"]:
         out.append(f"{r['exact_ok_steps_nonzero_err']} ok steps of exact ops report a nonzero error")
     if r["sampler_ok_steps_float_err"]:

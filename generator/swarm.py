@@ -111,7 +111,8 @@ class _Episode:
 
     def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
         """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
-        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
+        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
+                                 tune=kind == "tune")
         expected = outcome.expected
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, expected.status)
         agent.t = max(agent.t, self.now) + think

@@ -1,8 +1,8 @@
 """Simulated wall clock of an engineer's session: thinking/editing, compiling, benchmarking.
 
 Why a model and not a constant: real sessions spend most time thinking about structural rewrites, and the more
-code a rewrite produces the longer it takes; little on a one-line tuning edit; nvcc on a large CUDA template takes longer than Triton's JIT; a candidate that fails to
-compile never reaches the benchmark. Machine time (compile, check, benchmark) is physical and fixed per step;
+code a rewrite produces the longer it takes; little on a one-line tuning edit; nvcc on a large CUDA template
+takes longer than Triton's JIT; a candidate that fails to compile never reaches the benchmark. Machine time (compile, check, benchmark) is physical and fixed per step;
 think time is the engineer's and is what `schedule` stretches or squeezes so a session lands in its
 [min_total, max_total] window. Shared by kernelinfer (sessions) and kernelswarm (agents' turns).
 """

@@ -3,8 +3,8 @@
 Compile errors are printed the way the real tool prints them (the diagnostic `faults` predicted, with nvcc's
 source line, caret and error-count trailer, ptxas's fatal line, Triton's `CompilationError` excerpt); launch
 failures as the runtime reports them; wrong results as a correctness report whose numbers fit the bug; ok
-results as a benchmark report built from `perf.achieved`; the correctness numbers come from `correctness`. Called for every step of every session (~180K times),
-so it is string formatting only.
+results as a benchmark report built from `perf.achieved`; the correctness numbers come from `correctness`.
+Called for every step of every session (~180K times), so it is string formatting only.
 """
 from __future__ import annotations
 

@@ -100,6 +100,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from .calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
 from .hardware import GPU, GPUS
 from .ops import ELEMENT_BYTES, OPS
 
@@ -224,11 +225,11 @@ _wg_threads = lambda p: 32 * p["NUM_WARPS"] + 128  # noqa: E731  consumer warps 
 _v("gemm", "cuda", 0, "naive", {"BLOCK_M": (16, 8, 32), "BLOCK_N": (16, 8, 32)}, mem=0.5, comp=0.45,
    threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"], regs=lambda p, e, d: 28)
 _v("gemm", "cuda", 1, "smem_tiled", {"BLOCK_M": (32, 64), "BLOCK_N": (32, 64), "BLOCK_K": (16, 32, 8)},
-   mem=0.7, comp=0.6, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
+   mem=0.7, comp=SMEM_TILED_FRAC, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
    threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"] // 4, regs=lambda p, e, d: 40)
 _v("gemm", "cuda", 2, "reg_tiled", {"BLOCK_M": (64, 128), "BLOCK_N": (64, 128), "BLOCK_K": (8, 16, 32),
                                     "TM": (8, 4), "TN": (8, 4)},
-   mem=0.8, comp=0.85, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
+   mem=0.8, comp=REG_TILED_FRAC, static=True, smem=lambda p, e, d: _ab_tiles(p, e),
    threads=lambda p: p["BLOCK_M"] * p["BLOCK_N"] // (p["TM"] * p["TN"]),
    regs=lambda p, e, d: 40 + p["TM"] * p["TN"] + p["TM"] + p["TN"])
 _v("gemm", "cuda", 3, "mma_sync", _MMA, tc=True, mem=0.85, comp=0.62,

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator.sim import clock, feedback, workbench
+from generator.sim import clock, correctness, feedback, workbench
 from generator.catalog.hardware import FEATURES, GPUS
 from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
@@ -22,10 +22,13 @@ from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_i
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
-# Behaviour rates, calibrated so the defaults land on the seed's step-status mix (issue 4).
-P_FAULT = 0.17          # mean chance that an edit carries a mistake (per-session spread around it)
-P_WRONG = 0.22          # ... that the mistake compiles but computes a wrong result
-P_REFIX = 0.08          # ... that the fix itself carries a new mistake
+# Behaviour rates. Typo-class mistakes come with structural rewrites and fixes (a rewrite of a kernel rarely
+# compiles and passes first time: an assumption, docs/calibration.md); a tune edit only fails for what its values
+# cause, so the step-status mix is more ok-heavy than the seed's (issue #15, numbers in docs/calibration.md).
+P_FAULT = 0.5           # mean chance that a structural rewrite carries a mistake (per-session spread around it)
+P_WRONG = 0.4           # ... that the mistake compiles but computes a wrong result
+P_REFIX = 0.25          # ... that the fix itself carries a new mistake
+P_TUNE_FAULT = 0.17     # chance that a tune edit grows a static shared array past the cap (where one exists)
 P_REVERT = 0.08         # chance to go back to the best source after a >3 % regression
 P_ARCH_MISTAKE = 0.5    # chance to try one variant the GPU cannot run (where one exists)
 P_SKIP_IDEA = 0.12      # chance to not think of a structural variant
@@ -69,7 +72,7 @@ def user_prompt(task, fields: dict) -> str:
         f"GPU: {_gpu_limits(gpu, task.dtype)}\n"
         f"Compile target: {gpu.arch}.\n\n"
         f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
-        f"Correctness: {feedback.tolerance_text(task)}\n"
+        f"Correctness: {correctness.tolerance_text(task)}\n"
         f"Timing: median of 100 timed runs after 10 warm-up runs, measured with CUDA events, L2 flushed "
         f"between runs; speedup is baseline time / your time.\n"
         f"Reply with the full kernel source only."
@@ -113,8 +116,8 @@ class _Engineer:
         # Session character: a few draws make each engineer different.
         self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.5, 50.0)))
         self.patience = int(rng.integers(80, 180))
-        p_fault = rng.normal(P_FAULT, 0.04)   # clipped to [0.03, 0.3] as np.clip does, without its ~3 us
-        self.p_fault = 0.03 if p_fault < 0.03 else 0.3 if p_fault > 0.3 else p_fault
+        p_fault = rng.normal(P_FAULT, 0.08)   # clipped to [0.15, 0.75] as np.clip does, without its ~3 us
+        self.p_fault = 0.15 if p_fault < 0.15 else 0.75 if p_fault > 0.75 else p_fault
         self.arch_mistake = rng.random() < P_ARCH_MISTAKE
 
     @property
@@ -123,7 +126,7 @@ class _Engineer:
 
     # -------------------------------------------------------------- submitting
     def _submit(self, tag: str, kind: str, params: dict, *, fault: bool) -> Outcome:
-        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG)
+        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, tune=kind == "tune")
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
@@ -144,8 +147,10 @@ class _Engineer:
         return out
 
     def _step(self, tag: str, kind: str, params: dict) -> Outcome:
-        """Submit a new candidate; a failure caused by an edit is fixed in the following step(s)."""
-        out = self._submit(tag, kind, params, fault=self.rng.random() < self.p_fault)
+        """Submit a new candidate; a failure caused by an edit is fixed in the following step(s). A `tune` step
+        changes constants only: it carries no typo, only what its new values cause (workbench.TUNE_FAULTS)."""
+        out = self._submit(tag, kind, params,
+                           fault=self.rng.random() < (P_TUNE_FAULT if kind == "tune" else self.p_fault))
         while out.expected.kind in EDIT_FAULTS and not self.full:
             out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX)
         return out
@@ -317,7 +322,7 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
     draws = [clock.step_draws(rng, kind, impl, out.lines, out.expected.status) for kind, out, _text in steps]
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
-    stamps = clock.schedule([kind for kind, _out, _text in steps], draws, min_total_s=lo, max_total_s=hi)
+    stamps = clock.schedule(draws, min_total_s=lo, max_total_s=hi)
     messages = [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": user_prompt(task, wb.fields)}]
     trace = []

@@ -122,7 +122,8 @@ class _Episode:
         """The agent writes a candidate (`outcome`: one already drawn): (outcome, the machine seconds its build and
         run will take, the candidate message)."""
         if outcome is None:
-            outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
+            outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
+                                     tune=kind == "tune")
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1

@@ -1,18 +1,29 @@
 """Simulated wall clock of an engineer's session: thinking/editing, compiling, benchmarking.
 
-Why a model and not a constant: real sessions spend most time thinking about structural rewrites, little on a
-one-line tuning edit; nvcc on a large CUDA template takes longer than Triton's JIT; a candidate that fails to
-compile never reaches the benchmark. Machine time (compile, check, benchmark) is physical and fixed per step;
+Why a model and not a constant: real sessions spend most time thinking about structural rewrites, and the more
+code a rewrite produces the longer it takes; little on a one-line tuning edit; nvcc on a large CUDA template
+takes longer than Triton's JIT; a candidate that fails to compile never reaches the benchmark. Machine time (compile, check, benchmark) is physical and fixed per step;
 think time is the engineer's and is what `schedule` stretches or squeezes so a session lands in its
 [min_total, max_total] window. Shared by kernelinfer (sessions) and kernelswarm (agents' turns).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-# Median think/edit seconds per kind of step (lognormal around these, sigma THINK_SIGMA).
-THINK_S = {"new_variant": 220.0, "tune": 41.0, "fix": 59.0, "revert": 25.0}
+# Median think/edit seconds per kind of step (lognormal around these, sigma THINK_SIGMA). Assumption (no
+# published per-edit timing found; docs/calibration.md): a constant tweak is read-the-report-and-edit-one-line,
+# a revert restores a saved file, a fix reads one diagnostic; a structural rewrite writes the new kernel, at
+# THINK_PER_LINE_S per line of it (a 120-line kernel: ~4 minutes), so its time depends on the change's size.
+THINK_S = {"tune": 30.0, "fix": 60.0, "revert": 12.0}
+THINK_PER_LINE_S = 2.0
 THINK_SIGMA = 0.55
+
+
+def think_median_s(kind: str, source_lines: int) -> float:
+    """The median think/edit seconds of a step of this kind producing a source of this many lines."""
+    return THINK_PER_LINE_S * source_lines if kind == "new_variant" else THINK_S[kind]
 # Compile seconds: fixed front-end/JIT cost plus a cost per source line (nvcc runs cicc + ptxas per target).
 COMPILE_BASE_S = {"cuda": 6.0, "triton": 2.0}
 COMPILE_PER_LINE_S = {"cuda": 0.06, "triton": 0.012}
@@ -22,38 +33,36 @@ BENCH_S = 9.0                  # warm-up plus timed iterations plus L2 flushes
 
 
 def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
-    """Draw one step: (the standard normal deviate of its think time, its machine seconds): compile by language
-    and size, check/bench by status. The deviate becomes seconds in `schedule`, for all steps on one array (a
-    np.exp call per step costs more than the rest of the step's draw; the values are the same)."""
-    deviate = rng.standard_normal()
+    """Draw one step: (the log of its think seconds, its machine seconds): think by kind and size of the change,
+    compile by language and size, check/bench by status. The log becomes seconds in `schedule`, for all steps on
+    one array (a np.exp call per step costs more than the rest of the step's draw; the values are the same)."""
+    log_think = math.log(think_median_s(kind, source_lines)) + THINK_SIGMA * rng.standard_normal()
     compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
     compile_s *= 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
     if status == "compile_error":
-        return deviate, compile_s * COMPILE_ERROR_FRACTION
+        return log_think, compile_s * COMPILE_ERROR_FRACTION
     machine = compile_s + CHECK_S
     if status == "ok":
         machine += BENCH_S * (0.8 + 0.4 * rng.random())
-    return deviate, machine
+    return log_think, machine
 
 
 def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
     """One step's (think, machine) seconds, drawn as `step_draws` draws them: think time lognormal around its
     kind's median and elastic (what `schedule` scales), machine time fixed. A plain pair, positional arguments:
     kernelswarm asks for ~54,000 a run."""
-    deviate, machine = step_draws(rng, kind, impl, source_lines, status)
-    return THINK_S[kind] * float(np.exp(THINK_SIGMA * deviate)), machine
+    log_think, machine = step_draws(rng, kind, impl, source_lines, status)
+    return math.exp(log_think), machine
 
 
-def schedule(kinds: list[str], draws: list[tuple[float, float]], *, min_total_s: float,
-             max_total_s: float) -> list[int]:
-    """Cumulative whole-second timestamps of steps of these kinds and `step_draws` draws, strictly increasing.
+def schedule(draws: list[tuple[float, float]], *, min_total_s: float, max_total_s: float) -> list[int]:
+    """Cumulative whole-second timestamps of steps with these `step_draws` draws, strictly increasing.
 
     Think time is scaled by one factor so the total falls inside [min_total_s, max_total_s] (unchanged when it
     already does): a short session is a slow, careful one, a long one a brisk one. Every step lasts >= 1 s.
     """
     n = len(draws)
-    think = np.fromiter(map(THINK_S.__getitem__, kinds), float, n) * np.exp(
-        THINK_SIGMA * np.fromiter((d[0] for d in draws), float, n))    # step_cost's think, step by step
+    think = np.exp(np.fromiter((d[0] for d in draws), float, n))    # step_cost's think, step by step
     machine = np.fromiter((d[1] for d in draws), float, n)
     think_s, machine_s = think.sum(), machine.sum()
     total = think_s + machine_s

@@ -12,8 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from generator.catalog import calibration, perf
 from generator.sim import feedback
-from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 from generator.kernels import Source, render
 from generator.kernels.fault_families import inject_like
@@ -22,13 +22,16 @@ from generator.catalog.ops import OPS
 from generator.catalog.variants import legal_on, variants_for
 
 TIME_DIGITS = 5                      # significant digits of every *_ms field
-NOISE_SIGMA = 0.015                  # benchmark run-to-run noise (lognormal)
 # Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
 COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg"),
                   "triton": ("triton_compilation_error",)}
 WRONG_FAULTS = {"cuda": ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction"),
                 "triton": ("off_by_one_mask", "wrong_stride", "dropped_scale")}
-EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
+# What changing a constant can break by itself: a static shared-memory array grown past the 48 KB static cap
+# (ptxas refuses it). Launch limits of the new values need no edit: expect_clean derives them from the params.
+TUNE_FAULTS = {"cuda": ("static_smem_overflow",), "triton": ()}
+EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"]
+                        + TUNE_FAULTS["cuda"])
 
 
 def sig(x: float, digits: int = TIME_DIGITS) -> float:
@@ -82,7 +85,7 @@ class Workbench:
         self.task = task
         self.gpu = GPUS[task.gpu]
         self.fields = task_fields(task)
-        self.roofline = perf.roofline_ms(task)
+        self.ceiling = perf.ceiling_ms(task)  # no measurement beats it (>= the roofline)
         self.variants = variants_for(task.op, task.impl, task.dtype)
         self.by_tag = {v.tag: v for v in self.variants}
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
@@ -117,23 +120,29 @@ class Workbench:
         return hit
 
     def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
-               p_wrong: float = 0.17) -> Outcome:
-        """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits)."""
+               p_wrong: float = 0.17, tune: bool = False) -> Outcome:
+        """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits): a
+        `tune` edit (constants only) only one its new values cause (TUNE_FAULTS), never a typo."""
         source, expected, model = self._clean(tag, params)
         lines = self._lines.get(tag) or self._lines.setdefault(tag, _line_count(source))
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(tag, source, rng, p_wrong)
+            edited = self._edit_mistake(tag, source, rng, p_wrong, tune)
             if edited is not None:
                 source, expected, lines = edited
         time_ms = None
         if expected.status == "ok":
-            noisy = model * float(np.exp(NOISE_SIGMA * rng.standard_normal()))
-            time_ms = sig(self.roofline if self.roofline > noisy else noisy)     # max(noisy, roofline)
+            z = rng.standard_normal()
+            z = min(calibration.NOISE_CLIP, max(-calibration.NOISE_CLIP, z))
+            noisy = model * float(np.exp(calibration.noise_sigma(model) * z))
+            time_ms = sig(self.ceiling if self.ceiling > noisy else noisy)       # max(noisy, ceiling)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
-    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float):
+    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, tune: bool):
         impl = self.task.impl
-        kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
+        if tune:
+            kinds = list(TUNE_FAULTS[impl])
+        else:
+            kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
         # renders that differ only in placeholder values: of any dtype with the same line count, else of this dtype
         families = ((self.task.op, impl, tag, self._lines[tag]), (self.task.op, impl, tag, self.task.dtype))

@@ -81,9 +81,14 @@ def test_gemm_fp16_4096_h100_band():
     (https://github.com/pranjalssh/fast.cu)."""
     t = make_task("gemm_fp16", "cuda", "h100", "fp16", GEMM_4K)
     ms, tag, _ = best(t)
-    assert 0.65 <= achieved(t, ms)["compute_frac"] <= 0.85
+    assert 0.65 <= achieved(t, ms)["compute_frac"] <= 0.82
     assert tag in ("wgmma_tma", "persistent")
-    assert 5 <= baseline_ms(t) / ms <= 30
+    assert 0.008 <= _naive_fp32_frac(t) <= 0.06
+
+
+def _naive_fp32_frac(task):
+    """The naive baseline's TFLOPS as a fraction of the GPU's fp32 CUDA-core peak."""
+    return achieved(task, baseline_ms(task))["tflops"] / GPUS[task.gpu].fp32_tflops
 
 
 def test_rmsnorm_h100_band():
@@ -104,12 +109,14 @@ def test_fp8_gemm_h100_band():
 
 
 def test_gemm_fp16_a100_band():
-    """torch FP16 matmul on A100 80GB: 230 TFLOPS = 74 % of 312
-    (https://github.com/fanghostt/transformers-benchmarks); FA2 fwd measured 57-60 %."""
+    """cuBLAS-class FP16 GEMM on A100: ~270-290 of 312 TFLOPS at large sizes (issue #15; torch FP16 matmul 230 at
+    its benchmark's size, https://github.com/fanghostt/transformers-benchmarks); 4096^3 loses a little to waves."""
     t = make_task("gemm_fp16", "cuda", "a100", "fp16", GEMM_4K)
     ms, _, _ = best(t)
-    assert 0.60 <= achieved(t, ms)["compute_frac"] <= 0.80
-    assert 5 <= baseline_ms(t) / ms <= 30
+    assert 0.74 <= achieved(t, ms)["compute_frac"] <= 0.9
+    big = make_task("gemm_fp16", "cuda", "a100", "fp16", {"M": 8192, "N": 8192, "K": 8192})
+    assert 270 <= achieved(big, best(big)[0])["tflops"] <= 290
+    assert 0.008 <= _naive_fp32_frac(t) <= 0.06
 
 
 def test_flash_decode_a10_band():

@@ -112,7 +112,9 @@ def test_aggregate_shape_of_the_data(sessions):
     statuses = [t["status"] for r in rows for t in r["trace"]]
     ok = statuses.count("ok") / len(statuses)
     assert 60 <= steps.mean() <= 130 and 1.6 <= hours.mean() <= 2.8
-    assert 0.75 <= ok <= 0.94 and statuses.count("wrong_result") > 0
+    # tune steps (most steps) fail only for what their constants cause: more ok steps than the seed's 84.5 %
+    # (docs/calibration.md, "Status mix")
+    assert 0.9 <= ok <= 0.98 and statuses.count("wrong_result") > 0
     assert np.mean([r["best"]["speedup"] for r in rows]) > 3
     # diminishing returns: most of the log-speedup is won in the first half of the steps
     early = []
@@ -128,11 +130,11 @@ def test_schedule_is_strict_and_bounded():
     rng = np.random.default_rng(0)
     kinds = ["tune"] * 40
     draws = [clock.step_draws(rng, kind, "triton", 80, "ok") for kind in kinds]
-    stamps = clock.schedule(kinds, draws, min_total_s=3600, max_total_s=18000)
+    stamps = clock.schedule(draws, min_total_s=3600, max_total_s=18000)
     assert all(b > a for a, b in zip(stamps, stamps[1:])) and abs(stamps[-1] - 3600) <= 1
-    stamps = clock.schedule(kinds, draws, min_total_s=10, max_total_s=300)
-    assert stamps[-1] >= sum(machine for _deviate, machine in draws) - 1   # machine time is not compressible
-    unscaled = clock.schedule(kinds, draws, min_total_s=0, max_total_s=1e9)
+    stamps = clock.schedule(draws, min_total_s=10, max_total_s=300)
+    assert stamps[-1] >= sum(machine for _log_think, machine in draws) - 1   # machine time is not compressible
+    unscaled = clock.schedule(draws, min_total_s=0, max_total_s=1e9)
     again = np.random.default_rng(0)                                     # the same draws, step by step
     costs = [sum(clock.step_cost(again, kind, "triton", 80, "ok")) for kind in kinds]
     assert unscaled == np.rint(np.cumsum(costs)).astype(int).tolist()

@@ -1,0 +1,112 @@
+"""The harness's correctness line: what comparing a candidate's output with the float64 reference shows.
+
+Why a model of its own: the numbers must be physical. A correct copy or gather is bit-exact (error 0); ops whose
+output is integer ids (samplers, MoE top-k) are compared id by id, so they report mismatching ids, never a float
+error; a correct float op differs from the reference by the rounding of its output format, which scales with the
+format's unit roundoff (fp16 2^-11, bf16 2^-8, fp8 e4m3 2^-4: IEEE 754 / OCP FP8 spec, precision p gives
+u = 2^-p) times the output's magnitude, and with fp32 accumulation error that grows like sqrt(reduction length)
+(Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound). A wrong
+result shows its bug's signature: a missed tail fails only in the last tile, a race differs from run to run, a
+dropped scale is one constant factor. String formatting only: called on every step.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from generator.catalog.ops import OPS
+
+# Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
+TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),
+              "int8": (5e-2, 2e-2), "int4": (5e-2, 2e-2), "fp4": (1e-1, 1e-1)}
+EXACT_OPS = frozenset({"paged_kv_copy", "kv_append", "embedding_gather", "moe_scatter"})   # pure data movement
+ID_OPS = frozenset({"topk_sample", "nucleus_sample", "minp_sample", "moe_topk_gating"})    # integer ids out
+# Unit roundoff of the output format: quantized-weight and int8/fp4 GEMMs write fp16 / bf16, fp8 quantization
+# writes e4m3 (3 mantissa bits), fp32 ops fp32.
+UNIT_ROUNDOFF = {"fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8, "fp8": 2.0 ** -4, "int8": 2.0 ** -11,
+                 "int4": 2.0 ** -11, "fp4": 2.0 ** -8}
+FP32_U = 2.0 ** -24
+TILE = 64                 # elements of the last tile a missed tail leaves unwritten (a typical block extent)
+# Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); normalized outputs up to ~4.
+_SUM_CLASSES = frozenset({"gemm", "gemv", "conv"})
+_REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decode": ("T",), "attn_prefill": ("SK",),
+              "rownorm": ("C",), "scan": ("L",)}
+
+
+def tolerance_text(task) -> str:
+    atol, rtol = TOLERANCES[task.dtype]
+    return (f"elementwise against a float64 reference, pass if |out - ref| <= atol + rtol * |ref| with "
+            f"atol={atol:g}, rtol={rtol:g} ({task.dtype}).")
+
+
+@lru_cache(maxsize=1024)
+def _facts(task) -> tuple[int, float, float]:
+    """(output elements, max |ref|, unit roundoff of the output) of the task."""
+    op = OPS[task.op]
+    dims = op.dims(task.shape_dict())
+    length = math.prod(dims.get(k, 1) for k in _REDUCTION.get(op.kernel_class, ()))
+    magnitude = 4.0 * math.sqrt(length) if op.kernel_class in _SUM_CLASSES else 4.0
+    u = UNIT_ROUNDOFF[task.dtype]
+    if task.dtype == "fp8" and op.kernel_class == "gemm":
+        u = UNIT_ROUNDOFF["bf16"]          # fp8 GEMMs write bf16
+    return _output_numel(task), magnitude, u + FP32_U * math.sqrt(length)
+
+
+def _output_numel(task) -> int:
+    """A plausible output size: the shape without its reduction-like dims (display only)."""
+    reduce = {"K", "T", "P", "L", "S", "SK", "TAPS", "E", "V"}
+    sizes = [v for k, v in task.shape if k not in reduce] or [v for _k, v in task.shape]
+    return max(1, math.prod(sizes))
+
+
+def ok_text(task, u: float) -> str:
+    """The correctness line of a passing candidate (`u` uniform in [0, 1) places the error within its range)."""
+    n, magnitude, unit = _facts(task)
+    if task.op in EXACT_OPS:
+        return f"correctness: ok (bit-exact: 0 / {n} elements differ)"
+    if task.op in ID_OPS:
+        line = f"correctness: ok (ids: 0 / {n} differ from the reference"
+        if task.op == "moe_topk_gating":    # its weights are fp32 floats
+            atol = TOLERANCES["fp32"][0]
+            return line + f"; topk_weights max_abs_err = {FP32_U * (1 + 3 * u):.3g}, atol = {atol:g})"
+        return line + ", same Philox seeds)"
+    atol, rtol = TOLERANCES[task.dtype]
+    rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
+    return (f"correctness: ok (max_abs_err = {rel * magnitude:.3g}, max_rel_err = {rel:.3g}; "
+            f"atol = {atol:g}, rtol = {rtol:g})")
+
+
+def failed_text(task, kind: str | None, u) -> str:
+    """The report of a wrong result caused by fault `kind` (`u`: four uniforms in [0, 1))."""
+    n, magnitude, _unit = _facts(task)
+    if kind == "off_by_one_mask":          # the last tile's tail is never written: garbage there only
+        bad = max(1, min(n, int(1 + (TILE - 1) * u[0])))
+        first = n - bad
+        err = magnitude * (1 + 9 * u[2])
+        where = f"all in the last tile (indices {first}..{n - 1})"
+    elif kind == "dropped_scale":          # one factor missing everywhere: out / ref is a constant
+        bad = max(1, int(n * (0.97 + 0.03 * u[0])))
+        first = int(3 * u[1])
+        factor = (0.01 + 0.2 * u[2]) if u[3] < 0.5 else (5 + 95 * u[2])
+        err = magnitude * abs(1 - factor)
+        where = f"out / ref = {factor:.4g} on every mismatch (a constant factor)"
+    elif kind == "wrong_stride":
+        bad = max(1, int(n * (0.5 + 0.45 * u[0])))
+        first = max(1, int(math.sqrt(n))) * (1 + int(3 * u[1]))
+        err = magnitude * 10 ** (0.5 * u[2])
+        where = "scattered over rows (a permuted layout)"
+    else:                                  # racy reduction, missing barrier: stale reads, different every run
+        bad = max(1, int(n * 10 ** (-2.5 + 2 * u[0])))
+        first = int(n * u[1])
+        err = magnitude * 10 ** (-1.5 + 1.5 * u[2])
+        runs = ", ".join(str(max(1, min(n, int(bad * (0.6 + 0.8 * ((u[3] * k * 7919) % 1)))))) for k in (1, 2, 3))
+        where = f"varies run to run (3 reruns: {runs} mismatches)"
+    bad = min(bad, n)
+    first = min(first, n - 1)
+    if task.op in ID_OPS:
+        return (f"compile: ok\ncorrectness: FAILED (ids compared exactly)\n"
+                f"  ids: {bad} / {n} differ ({100.0 * bad / n:.2f}%), first at index {first}; {where}")
+    atol, rtol = TOLERANCES[task.dtype]
+    return (f"compile: ok\ncorrectness: FAILED\n"
+            f"  max_abs_err = {err:.4g} (atol = {atol:g}), max_rel_err = {err / magnitude:.4g} (rtol = {rtol:g})\n"
+            f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}; {where}")

@@ -1,4 +1,4 @@
-"""`python -m generator COMMAND ...`: one entry point, one module per command.
+"""`python -m generator COMMAND ...` (installed: `kernelstrain COMMAND ...`): one entry point, one module per command.
 
 Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit code). Modules are
 imported only when their command runs, so `catalog` stays fast and a broken optional part cannot break
@@ -16,6 +16,7 @@ COMMANDS = {
     "kernelswarm": ("generator.cli_kernelswarm", "generate the kernelswarm dataset folder"),
     "validate": ("generator.validate", "validate JSONL files or generated dataset folders"),
     "audit-compile": ("generator.audit", "compile a sample of kernels with real nvcc/Triton"),
+    "upload": ("generator.publish", "publish a generated folder to a Hugging Face Hub dataset repo"),
 }
 
 

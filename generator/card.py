@@ -1,8 +1,8 @@
 """The dataset card (README.md): YAML front matter generated from the builders, prose from stats.json.
 
 The Hub (and `load_dataset(folder)`) reads only the YAML: `configs` says which files make which config and
-split, `dataset_info` fixes the features so the JSON loader never guesses them from one file. Both come from
-the builder classes in `kernelinfer.py` / `kernelswarm.py`, so there is no second copy of any feature list.
+split, `dataset_info` fixes the features so the JSON loader never guesses them from one file. Both come from the
+builder classes in `generator/kernel{infer,swarm}_builder.py`, so there is no second copy of any feature list.
 """
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ SIZE_BOUNDS = [
 
 
 def builder_module(dataset: str):
-    """The builder module (`kernelinfer` or `kernelswarm`), the source of configs and features."""
+    """The builder module (`generator.kernelinfer_builder` or `generator.kernelswarm_builder`), the source of configs
+    and features."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; expected one of {', '.join(DATASETS)}")
-    return importlib.import_module(dataset)
+    return importlib.import_module(f"generator.{dataset}_builder")
 
 
 def builder_class(dataset: str) -> type[KernelstrainBuilder]:
@@ -270,7 +271,7 @@ def _loading(dataset: str, module, data_format: str) -> str:
     return f"""## Loading
 
 The configs come from this card's YAML (`{main}` reads {files}, `{HOLDOUT_CONFIG}` the held-out tasks), so no
-loading script is needed (datasets >= 4):
+loading script is needed (datasets >= 4.7, the first with the `Json` feature):
 
 ```python
 from datasets import load_dataset
@@ -278,11 +279,11 @@ from datasets import load_dataset
 {snippet}
 ```
 
-The builder in the kernelstrain repository (`{dataset}.py`, importable, never part of the data folder) reads a
+The builder in the kernelstrain package (`pip install kernelstrain`; never part of the data folder) reads a
 folder or regenerates rows for a seed:
 
 ```python
-from {dataset} import {cls}
+from generator.{dataset}_builder import {cls}
 
 b = {cls}(config_name="{main}", data_dir="path/to/{dataset}")
 b.download_and_prepare(); ds = b.as_dataset(split="train")

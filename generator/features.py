@@ -1,6 +1,6 @@
 """What both builders share: the task fields every row states, and the reading of rows into `datasets`.
 
-`kernelinfer.py` and `kernelswarm.py` own their feature lists (the single source of truth); this module only
+`generator/kernel{infer,swarm}_builder.py` own their feature lists (the single source of truth); this module only
 holds the pieces that would otherwise be copied between them: the task columns common to a session, an
 episode and a holdout row, and one `GeneratorBasedBuilder` base that reads a generated folder (local, a Hub
 snapshot, or `hf://` paths) or calls the generator on the fly for a `seed`.

@@ -4,9 +4,9 @@ Why two validators: a compiled check (jsonschema-rs, ~14x faster than fastjsonsc
 turn far faster than pure Python) runs on every row; `jsonschema` then explains only the rows that fail, with
 every error and its JSON path (`messages/12/role`).
 
-The documents are the top-level `schema/` folder of the repo, shipped in the wheel as the `generator.schema`
-package (pyproject maps it onto `schema/`), so they are read with `importlib.resources`; a plain checkout on
-PYTHONPATH has no such package and reads `schema/` next to `generator/`.
+The documents are the top-level `schema/` folder of the repo, reached as the `generator.schema` package (the
+symlink generator/schema -> ../schema in a checkout, real files in the wheel), so they are read with
+`importlib.resources` and never looked for next to the package.
 
 JSON Schema cannot tell `1` from `1.0`, but Arrow can: an int-only shard in a float column breaks casting, and
 a `1.0` in an int column does too. So a field the schema declares `number` must hold a float and an `integer`
@@ -30,14 +30,7 @@ NAMES = ("session", "episode", "task", "stats")
 ID_FIELDS = {"session": "session_id", "episode": "episode_id", "task": "task_id"}
 
 
-def _schema_dir():
-    try:
-        return importlib.resources.files("generator.schema")
-    except ModuleNotFoundError:  # a checkout used in place, not installed
-        return Path(__file__).resolve().parent.parent / "schema"
-
-
-SCHEMA_DIR = _schema_dir()   # a Path, or an importlib.resources Traversable: read it, do not assume a file system
+SCHEMA_DIR = importlib.resources.files("generator.schema")   # a Traversable: read it, do not assume a file system
 
 
 def schema_path(name: str):

@@ -2,7 +2,7 @@
 # Smoke test of the package as users get it, outside the checkout (issue #14):
 #   wheel   build the wheel, install it in a fresh venv, run the smoke through the `kernelstrain` console script;
 #   lower   a fresh venv with exactly the lower bounds of pyproject's dependencies (pip --constraint made from
-#           the `>=` bounds) plus the wheel, same smoke, plus the repo's upload.py against the installed package.
+#           the `>=` bounds) plus the wheel, same smoke, plus the repo script upload.py (run from the checkout).
 # The smoke: generate kernelinfer (50 sessions, 5 held out) and kernelswarm (30 episodes, 5 held out), validate
 # both, load every config with datasets.load_dataset (regular and streaming, row counts checked), and an offline
 # `upload --dry-run` (HF_HUB_OFFLINE=1, a dummy token). Needs Python >= 3.11, git and PyPI; exits non-zero on
@@ -26,9 +26,8 @@ build_wheel() {
     step "built $(basename "$WHEEL")"
 }
 
-new_venv() {  # new_venv NAME -> a venv under $WORK with a current pip
+new_venv() {  # new_venv NAME -> a fresh venv under $WORK
     "$PYTHON" -m venv "$WORK/$1"
-    "$WORK/$1/bin/python" -m pip install -q --upgrade pip
 }
 
 lower_bounds() {  # pyproject's `name>=X` dependencies as `name==X` constraints
@@ -89,6 +88,7 @@ build_wheel
 if [ "$WHAT" != lower ]; then
     new_venv wheel
     "$WORK/wheel/bin/pip" install -q "$WHEEL"
+    step "wheel: installed"
     check_wheel_contents wheel
     smoke wheel
 fi
@@ -98,6 +98,7 @@ if [ "$WHAT" != wheel ]; then
     new_venv lower
     "$WORK/lower/bin/pip" install -q --constraint "$WORK/lower.txt" "$WHEEL"
     "$WORK/lower/bin/pip" check
+    step "lower: installed"
     smoke lower
     (cd "$WORK/run-lower" && HF_HUB_OFFLINE=1 HF_TOKEN=hf_smokeDummyToken0000000000000000 \
         "$WORK/lower/bin/python" "$REPO/upload.py" kernelinfer --repo-id smoke/kernelinfer --dry-run | tail -1)

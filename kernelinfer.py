@@ -5,8 +5,6 @@ Configs, features and rows come from the `KERNELINFER` descriptor (generator/ker
 YAML is generated from, so `load_dataset(folder_or_repo, config)` and this builder agree by construction.
 
     from kernelinfer import KernelInfer
-    b = KernelInfer(config_name="sessions", data_dir="out/kernelinfer"); b.download_and_prepare(); b.as_dataset()
-    KernelInfer(config_name="sessions", seed=0, num_sessions=30)      # generated on the fly, same rows as the CLI
 """
 from generator.kernelinfer.builder import KernelInfer, KernelInferConfig
 from generator.kernelinfer.dataset import KERNELINFER

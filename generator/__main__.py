@@ -29,6 +29,11 @@ def _audit():
     return audit
 
 
+def _publish():
+    from generator.hub import publish
+    return publish
+
+
 def _generate():
     from generator.write import generate
     return generate
@@ -38,6 +43,7 @@ TOOLS = {
     "catalog": (_catalog, "print the GPU and op catalog with roofline times"),
     "validate": (_validate, "validate JSONL files or generated dataset folders"),
     "audit-compile": (_audit, "compile a sample of kernels with real nvcc/Triton"),
+    "upload": (_publish, "publish a generated folder to a Hugging Face Hub dataset repo"),
 }
 
 

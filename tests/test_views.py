@@ -54,7 +54,7 @@ def views(sessions, episodes) -> dict:
 
 
 def _validator(name: str):
-    docs = [json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.schema.json"))]
+    docs = [json.loads(p.read_text()) for p in sorted((p for p in SCHEMA_DIR.iterdir() if p.name.endswith(".schema.json")), key=lambda p: p.name)]
     registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in docs)
     return jsonschema.Draft202012Validator(json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text()),
                                            registry=registry)

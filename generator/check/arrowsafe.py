@@ -20,7 +20,7 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 @functools.cache
 def _ujson():
-    from pandas.io.json import ujson_dumps, ujson_loads     # what datasets.utils.json calls
+    from datasets.utils.json import ujson_dumps, ujson_loads     # the very functions the JSON loader calls
 
     return ujson_dumps, ujson_loads
 

@@ -2,8 +2,11 @@
 
 Why two validators: a compiled check (jsonschema-rs, ~14x faster than fastjsonschema on our rows, which is in
 turn far faster than pure Python) runs on every row; `jsonschema` then explains only the rows that fail, with
-every error and its JSON path (`messages/12/role`). Without jsonschema-rs installed, fastjsonschema takes the
-hot path.
+every error and its JSON path (`messages/12/role`).
+
+The documents are the top-level `schema/` folder of the repo, reached as the `generator.schema` package (the
+symlink generator/schema -> ../schema in a checkout, real files in the wheel), so they are read with
+`importlib.resources` and never looked for next to the package.
 
 JSON Schema cannot tell `1` from `1.0`, but Arrow can: an int-only shard in a float column breaks casting, and
 a `1.0` in an int column does too. So a field the schema declares `number` must hold a float and an `integer`
@@ -12,29 +15,27 @@ field an int; `number_problems` walks exactly those fields (derived from the sch
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import re
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 
 import jsonschema
+import jsonschema_rs
 import orjson
 import referencing
 
 from generator.registry import id_fields
 
-try:
-    import jsonschema_rs
-except ImportError:  # optional accelerator
-    jsonschema_rs = None
-    import fastjsonschema
-
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
-NAMES = ("session", "episode", "task", "stats")
+NAMES = ("session", "episode", "task", "stats", "step", "agent_turn", "transition")
 ID_FIELDS = id_fields()   # row schema -> its id field, from the dataset descriptors
 
 
-def schema_path(name: str) -> Path:
+SCHEMA_DIR = importlib.resources.files("generator.schema")   # a Traversable: read it, do not assume a file system
+
+
+def schema_path(name: str):
     return SCHEMA_DIR / f"{name}.schema.json"
 
 
@@ -49,14 +50,6 @@ def load(name: str) -> dict:
 @functools.cache
 def _by_id() -> dict[str, dict]:
     return {load(name)["$id"]: load(name) for name in NAMES}
-
-
-def _fetch(uri: str) -> dict:
-    """Resolve a cross-file `$ref` from our own files: nothing is ever fetched from the network."""
-    try:
-        return _by_id()[uri]
-    except KeyError:
-        raise LookupError(f"$ref to {uri!r} is not one of the schema/ files") from None
 
 
 @functools.cache
@@ -155,19 +148,8 @@ def compiled(name: str) -> RowSchema:
 
 def _compile_fast(document: dict):
     """A `row -> bool` check compiled from the schema, resolving cross-file `$ref`s from schema/ only."""
-    if jsonschema_rs is not None:
-        resources = [(uri, doc) for uri, doc in _by_id().items()]
-        return jsonschema_rs.validator_for(document, registry=jsonschema_rs.Registry(resources)).is_valid
-    check = fastjsonschema.compile(document, handlers={"https": _fetch}, use_default=False, use_formats=False)
-
-    def is_valid(row) -> bool:
-        try:
-            check(row)
-        except fastjsonschema.JsonSchemaValueException:
-            return False
-        return True
-
-    return is_valid
+    resources = [(uri, doc) for uri, doc in _by_id().items()]
+    return jsonschema_rs.validator_for(document, registry=jsonschema_rs.Registry(resources)).is_valid
 
 
 def _message(error: jsonschema.ValidationError) -> str:

@@ -10,11 +10,12 @@ advertises files that are not there yet.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-import httpx2
+import huggingface_hub
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
@@ -24,6 +25,11 @@ MAX_FILES_PER_COMMIT = 50
 MAX_BYTES_PER_COMMIT = 1 << 30
 RETRIES = 4
 EXIT_INVALID, EXIT_USAGE, EXIT_TOKEN, EXIT_PERMISSION, EXIT_NETWORK = 1, 2, 3, 4, 5
+
+# The HTTP library huggingface_hub talks through, whose transport errors (connection, timeout) mean "network":
+# httpx for huggingface_hub 1.x, its fork httpx2 from 2.0 on. Named by the installed version, so the failures
+# caught are the ones raised, whichever the dependency bounds let pip pick.
+TRANSPORT = importlib.import_module("httpx" if huggingface_hub.__version__.startswith("1.") else "httpx2")
 
 
 class HubError(Exception):
@@ -81,7 +87,7 @@ def classify(exc: BaseException) -> HubError | None:
         if status is not None and (status >= 500 or status == 429):
             return HubError(f"the Hub is unavailable ({status})", EXIT_NETWORK)
         return HubError(f"the Hub refused the request ({status}): {exc}", EXIT_INVALID)
-    if isinstance(exc, (httpx2.TransportError, ConnectionError, TimeoutError)):
+    if isinstance(exc, (TRANSPORT.TransportError, ConnectionError, TimeoutError)):
         return HubError(f"network failure: {type(exc).__name__}", EXIT_NETWORK)
     return None
 

@@ -220,7 +220,7 @@ def _loading(dataset: Dataset, data_format: str) -> str:
     return f"""## Loading
 
 The configs come from this card's YAML (`{main}` reads {files}, `{HOLDOUT_CONFIG}` the held-out tasks), so no
-loading script is needed (datasets >= 4):
+loading script is needed (datasets >= 4.7, the first with the `Json` feature):
 
 ```python
 from datasets import load_dataset
@@ -228,11 +228,11 @@ from datasets import load_dataset
 {snippet}
 ```
 
-The builder in the kernelstrain repository (`{name}.py`, importable, never part of the data folder) reads a
+The builder in the kernelstrain package (`pip install kernelstrain`; never part of the data folder) reads a
 folder or regenerates rows for a seed:
 
 ```python
-from {name} import {cls}
+from generator.{name}.builder import {cls}
 
 b = {cls}(config_name="{main}", data_dir="path/to/{name}")
 b.download_and_prepare(); ds = b.as_dataset(split="train")

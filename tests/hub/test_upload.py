@@ -1,28 +1,32 @@
-"""upload.py: validate, stage, push. The Hub is faked only at the `HfApi` boundary (a recording object)."""
+"""generator.hub.publish (`kernelstrain upload`, `python upload.py`): validate, stage, push. The Hub is faked only at
+the `HfApi` boundary (a recording object)."""
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
-import httpx2
 import pyarrow.parquet as pq
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-import upload
-from generator.hub import client as hub
+from generator.hub import client as hub, publish
 from generator.write import parquet
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TOKEN = "hf_kernelstrainTESTtoken0123456789"
 LFS_THRESHOLD = 4096   # the fake stores bigger files as LFS (sha256), smaller ones as git blobs (blob id)
 
 
 def http_error(status: int, cls=HfHubHTTPError):
-    response = httpx2.Response(status, request=httpx2.Request("POST", "https://huggingface.co/api/x"))
+    response = hub.TRANSPORT.Response(status, request=hub.TRANSPORT.Request("POST", "https://huggingface.co/api/x"))
     return cls(f"{status} Client Error", response=response)
 
 
@@ -116,7 +120,7 @@ class FakeApi:
 
 
 def run(folder: Path, remote: FakeHub, *extra: str, token: str | None = TOKEN, sleeps: list | None = None) -> int:
-    return upload.main([str(folder), "--repo-id", "org/name", *extra], api_factory=remote.api, token=token,
+    return publish.main([str(folder), "--repo-id", "org/name", *extra], api_factory=remote.api, token=token,
                        sleep=(sleeps if sleeps is not None else []).append)
 
 
@@ -197,7 +201,7 @@ def test_push_then_rerun_sends_nothing(folder, tmp_path, capsys):
 def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch):
     monkeypatch.setattr(hub, "MAX_FILES_PER_COMMIT", 2)
     remote = FakeHub()
-    remote.fail["create_commit"] = httpx2.ConnectError("connection reset")
+    remote.fail["create_commit"] = hub.TRANSPORT.ConnectError("connection reset")
     remote.fail_from["create_commit"] = 3
     sleeps: list[float] = []
     assert run(folder, remote, sleeps=sleeps) == hub.EXIT_NETWORK
@@ -245,21 +249,21 @@ def test_dry_run_plan_and_stale_files(folder, capsys):
     ("whoami", http_error(401), hub.EXIT_TOKEN),
     ("create_repo", http_error(403), hub.EXIT_PERMISSION),
     ("create_commit", http_error(403), hub.EXIT_PERMISSION),
-    ("whoami", httpx2.ConnectError("no route to host"), hub.EXIT_NETWORK),
+    ("whoami", hub.TRANSPORT.ConnectError("no route to host"), hub.EXIT_NETWORK),
 ])
 def test_hub_errors_map_to_exit_codes(folder, method, error, code, capsys):
     remote = FakeHub()
     remote.fail[method] = error
     assert run(folder, remote) == code
-    assert "upload.py:" in capsys.readouterr().err
+    assert "kernelstrain upload:" in capsys.readouterr().err
 
 
 def test_missing_token_and_usage_errors(folder, tmp_path):
     remote = FakeHub()
     assert run(folder, remote, token="") == hub.EXIT_TOKEN and remote.calls == []
-    assert upload.main([str(folder), "--repo-id", "no-slash"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
-    assert upload.main([str(tmp_path / "none"), "--repo-id", "o/n"], api_factory=remote.api, token=TOKEN) == 2
-    assert upload.main(["--bogus"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
+    assert publish.main([str(folder), "--repo-id", "no-slash"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
+    assert publish.main([str(tmp_path / "none"), "--repo-id", "o/n"], api_factory=remote.api, token=TOKEN) == 2
+    assert publish.main(["--bogus"], api_factory=remote.api, token=TOKEN) == hub.EXIT_USAGE
 
 
 def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
@@ -273,3 +277,20 @@ def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
     captured = capsys.readouterr()
     assert TOKEN not in captured.out + captured.err + caplog.text
     assert all(TOKEN.encode() not in p.read_bytes() for p in stage.rglob("*") if p.is_file())
+
+
+def test_repo_script_and_subcommand_run_the_same_command(folder):
+    """`python upload.py` (a checkout) and `python -m generator upload` (= the `kernelstrain upload` console
+    script) print the same dry-run plan; offline, every state is unknown."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_TOKEN": TOKEN}
+    args = [str(folder), "--repo-id", "org/name", "--dry-run"]
+    script = subprocess.run([sys.executable, "upload.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    command = subprocess.run([sys.executable, "-m", "generator", "upload", *args], cwd=ROOT, env=env,
+                             capture_output=True, text=True)
+    assert script.returncode == command.returncode == 0, script.stderr + command.stderr
+    plan = [line for line in script.stdout.splitlines() if not line.startswith("staged ")]
+    assert plan == [line for line in command.stdout.splitlines() if not line.startswith("staged ")]
+    assert plan[-1].startswith("plan: ") and "unknown" in plan[-1] and "schema/session.schema.json" in script.stdout
+    bad = subprocess.run([sys.executable, "-m", "generator", "upload", str(folder), "--repo-id", "no-slash"],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
+    assert bad.returncode == hub.EXIT_USAGE and bad.stderr.startswith("kernelstrain upload: --repo-id")

@@ -1,0 +1,208 @@
+"""Publish a generated dataset folder to a Hugging Face Hub dataset repo: `kernelstrain upload` (also
+`python -m generator upload`, and `python upload.py` in a checkout).
+
+Order: validate the folder (refuse on any problem), stage a Hub-ready copy (card with YAML configs and
+dataset_info from the builders, data in the seed layout, schema/), then send only what the remote lacks.
+Exit codes: 0 ok, 1 invalid data (or the Hub refused it), 2 usage, 3 missing/invalid token, 4 no permission,
+5 network failure after retries.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import orjson
+
+from generator.hub import client as hub
+from generator.dataset import Dataset
+from generator.layout import HOLDOUT_FILE, STATS_FILE
+from generator.registry import DATASETS
+from generator.write.card import render_card
+from generator.write.parquet import PARQUET_DIR, write_parquet_shards
+from generator.check.schemas import SCHEMA_DIR
+
+DATA_DIRS = ("batches", "qa_reports")
+MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
+
+
+class UsageError(Exception):
+    pass
+
+
+EPILOG = ("The folder is validated first (no way to skip it). Token: HF_TOKEN or the saved `hf auth login`; it is\n"
+          "never printed or staged. A rerun sends only what the remote lacks (resume), nothing when unchanged.\n"
+          "Exit codes: 0 ok, 1 invalid data or refused by the Hub, 2 usage, 3 missing/invalid token,\n"
+          "4 no permission on the repo, 5 network failure after retries.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options, on `p` (the `upload` subcommand of `python -m generator`, or upload.py's own parser)."""
+    p.description, p.epilog = __doc__.split("\n\n")[0], EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("folder", type=Path, help="a folder written by `python -m generator kernelinfer|kernelswarm`")
+    p.add_argument("--repo-id", required=True, help="Hub dataset repo, ORG/NAME (created if missing)")
+    p.add_argument("--private", action="store_true", help="create the repo private (no effect if it exists)")
+    p.add_argument("--revision", help="branch (created if missing) or refs/pr/N to push to; default main")
+    p.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing to the branch")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate and stage, print each file (path, size, sha256, new/changed/unchanged) and stop")
+    p.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
+                   help="what the configs read: the JSONL shards (default) or Parquet shards made from them "
+                        "(the JSONL is uploaded as raw files either way)")
+    p.add_argument("--commit-message", default=None, help="commit message (default: 'Upload <dataset>')")
+    p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist) instead of a temp dir")
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """What argparse cannot check; raises UsageError."""
+    if args.repo_id.count("/") != 1 or not all(args.repo_id.split("/")):
+        raise UsageError(f"--repo-id must be ORG/NAME, got {args.repo_id!r}")
+    if args.create_pr and args.revision:
+        raise UsageError("--create-pr opens a new PR from main; to add to an existing PR use --revision refs/pr/N")
+    if args.stage_dir and args.stage_dir.exists():
+        raise UsageError(f"--stage-dir {args.stage_dir} exists; pass a new path")
+
+
+def parse_args(argv: list[str] | None, prog: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=prog)
+    add_arguments(p)
+    return p.parse_args(argv)
+
+
+def dataset_of(folder: Path) -> Dataset:
+    """Which dataset a folder holds, from its merged file (sessions.jsonl or episodes.jsonl)."""
+    found = [d for d in DATASETS.values() if (folder / d.merged_file).is_file()]
+    if len(found) != 1:
+        merged = ", ".join(d.merged_file for d in DATASETS.values())
+        raise UsageError(f"{folder}: not a generated dataset folder (expected exactly one of {merged})")
+    return found[0]
+
+
+def validate(folder: Path) -> bool:
+    """The project's validator on the whole folder; print its findings; True when all is valid."""
+    from generator.check.validate import InputError, validate_paths
+
+    try:
+        report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)
+    except InputError as e:
+        raise UsageError(str(e)) from None
+    if report.ok:
+        return True
+    for finding in report.findings:
+        print(finding, file=sys.stderr)
+    print(f"{folder}: {report.summary()}; nothing staged or sent", file=sys.stderr)
+    return False
+
+
+def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
+    """Assemble the Hub-ready folder at `out` (must not exist; built under a temporary name, then renamed).
+
+    Never copies a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
+    work = out.with_name(f".{out.name}.partial")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    files = [dataset.merged_file, HOLDOUT_FILE, STATS_FILE]
+    files += [p.relative_to(folder).as_posix() for d in DATA_DIRS for p in sorted((folder / d).glob("*")) if p.is_file()]
+    for rel in files:
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / rel, work / rel)
+    (work / "schema").mkdir()
+    for schema in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name):   # package data: not always a file system
+        if schema.name.endswith(".schema.json"):
+            (work / "schema" / schema.name).write_bytes(schema.read_bytes())
+    if data_format == "parquet":
+        for config in dataset.configs:
+            write_parquet_shards(sorted(work.glob(config.pattern)), work, config.name, config.split, config.features)
+    stats = orjson.loads((folder / STATS_FILE).read_bytes())
+    (work / hub.CARD).write_text(render_card(dataset, stats, data_format=data_format), encoding="utf-8")
+    work.rename(out)
+
+
+def managed(dataset: Dataset) -> Callable[[str], bool]:
+    """Remote paths the stage owns: stale ones (e.g. a shard of an earlier, larger run) are deleted."""
+    names = {dataset.merged_file, HOLDOUT_FILE, STATS_FILE, hub.CARD}
+    prefixes = tuple(f"{d}/" for d in (*DATA_DIRS, PARQUET_DIR, "schema"))
+    return lambda path: path in names or path.startswith(prefixes)
+
+
+def print_plan(plan: list[hub.PlanEntry]) -> None:
+    for e in plan:
+        print(f"{e.state:9} {e.size:>14,} {e.sha256 or '-':64} {e.path}")
+    counts = {s: sum(e.state == s for e in plan) for s in ("new", "changed", "unchanged", "delete", "unknown")}
+    sending = sum(e.size for e in plan if e.state in ("new", "changed", "unknown"))
+    print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; up to {sending / 1e6:,.1f} MB to send")
+
+
+def token_from_env() -> str | None:
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
+def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Callable[[float], None]) -> int:
+    """Validate, stage, then plan (--dry-run) or send; the exit code."""
+    folder = args.folder
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such folder")
+    dataset = dataset_of(folder)
+    if not validate(folder):
+        return hub.EXIT_INVALID
+    if not args.dry_run and not token:
+        raise hub.HubError("no Hub token: set HF_TOKEN or run `hf auth login`", hub.EXIT_TOKEN)
+    with tempfile.TemporaryDirectory(prefix="kernelstrain-stage-") as tmp:
+        stage_dir = args.stage_dir or Path(tmp) / dataset.name
+        stage(folder, dataset, stage_dir, args.format)
+        print(f"staged {dataset.name} ({args.format}) in {stage_dir}")
+        api = api_factory(token=token)
+        local = hub.local_files(stage_dir)
+        if args.dry_run:
+            try:
+                remote = hub.remote_files(api, args.repo_id, args.revision, sleep=sleep)
+            except hub.HubError as error:
+                print(f"remote not readable ({error}); states unknown", file=sys.stderr)
+                remote = None
+            print_plan(hub.make_plan(local, remote, managed(dataset)))
+            return 0
+        hub.call(api.whoami, sleep=sleep)
+        hub.call(api.create_repo, args.repo_id, repo_type=hub.REPO_TYPE, private=args.private, exist_ok=True,
+                 sleep=sleep)
+        if args.revision and not args.revision.startswith("refs/pr/"):
+            hub.call(api.create_branch, args.repo_id, branch=args.revision, repo_type=hub.REPO_TYPE, exist_ok=True,
+                     sleep=sleep)
+        plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, sleep=sleep), managed(dataset))
+        print_plan(plan)
+        urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
+                        message=args.commit_message or f"Upload {dataset.name}", sleep=sleep, log=print)
+        print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
+    return 0
+
+
+def main(argv: list[str] | None = None, *, api_factory=None, token: str | None = None,
+         sleep: Callable[[float], None] = time.sleep, prog: str = "kernelstrain upload") -> int:
+    """CLI entry; `api_factory(token=...)` builds the Hub client (an `HfApi` unless a test passes a fake)."""
+    try:
+        args = parse_args(argv, prog)
+    except SystemExit as e:  # argparse printed the usage error (or the help, code 0)
+        if e.code:
+            return hub.EXIT_USAGE
+        raise
+    return run(args, api_factory=api_factory, token=token, sleep=sleep, prog=prog)
+
+
+def run(args: argparse.Namespace, *, api_factory=None, token: str | None = None,
+        sleep: Callable[[float], None] = time.sleep, prog: str = "kernelstrain upload") -> int:
+    """The command on parsed options (`python -m generator upload` calls it as is); errors become one line and
+    their exit code. The token is `token`, else HF_TOKEN or the saved login."""
+    if api_factory is None:
+        from huggingface_hub import HfApi as api_factory
+    try:
+        check_args(args)
+        return publish(args, api_factory, token if token is not None else token_from_env(), sleep)
+    except (UsageError, hub.HubError) as e:
+        print(f"{prog.removeprefix('python ')}: {e}", file=sys.stderr)
+        return getattr(e, "exit_code", hub.EXIT_USAGE)

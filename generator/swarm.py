@@ -19,6 +19,7 @@ import numpy as np
 
 from generator import clock, rewards
 from generator.feedback import result_line
+from generator.kernels.style import Style, draw_style
 from generator.ops import shape_label
 from generator.seeding import below, word32
 from generator.workbench import EDIT_FAULTS, Outcome, sig, workbench
@@ -41,6 +42,7 @@ class Agent:
     kept: int = 0
     best: Outcome | None = None
     assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
+    style: Style | None = None       # how this agent writes code, the whole episode
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -73,6 +75,8 @@ class _Episode:
         self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4))
                                      for i, skill in enumerate(skills, 1)]
         self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
+        for agent in self.agents:          # every agent its own engineer
+            agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
 
     # ------------------------------------------------------------------ setup
@@ -111,7 +115,8 @@ class _Episode:
 
     def attempt(self, agent: Agent, tag: str, params: dict, kind: str) -> Outcome:
         """The agent writes a candidate, the env builds and runs it; the result's reward waits for the round."""
-        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent))
+        outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
+                                 style=agent.style)
         expected = outcome.expected
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, expected.status)
         agent.t = max(agent.t, self.now) + think
@@ -385,7 +390,7 @@ def _pipeline(ep: _Episode) -> None:
 
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
-    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer))
+    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
     caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
              (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
     if caught:

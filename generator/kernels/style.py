@@ -14,6 +14,7 @@ that computes the same result (the compiler may then allocate registers differen
 """
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from dataclasses import dataclass
@@ -74,9 +75,12 @@ _TRITON_NAMES = {
 }
 _NAMES = {"cuda": _CUDA_NAMES, "triton": _TRITON_NAMES}
 
-_CUDA_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_]\w*', re.S)
-_PY_TOKEN = re.compile(r'#[^\n]*|"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\'|"(?:\\.|[^"\\\n])*"|'
-                       r'\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_]\w*', re.S)
+# What a rename never touches: comments and string literals (matched first, so a name inside one is skipped).
+_SKIP = {"cuda": re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S),
+         "triton": re.compile(r'#[^\n]*|"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\'|"(?:\\.|[^"\\\n])*"|'
+                              r'\'(?:\\.|[^\'\\\n])*\'', re.S)}
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_MEMBER = re.compile(r"(?:\.|->|::)\s*([A-Za-z_]\w*)")
 _KWARG = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=(?!=)")
 _EAST_CONST = re.compile(r"(\n[ \t]*)const (int|float|size_t|bool|float2|float4|uint32_t|uint64_t|int64_t|"
                          r"scalar_t|acc_t|auto|half|half2)\b")
@@ -172,8 +176,8 @@ def prelude_text(prelude: str, style: Style) -> str:
 def style_texts(texts: tuple[str, ...], lang: str, protected: frozenset[str], style: Style) -> tuple[str, ...]:
     """The template texts of one translation unit (main template, op snippet) in `style`. Names are renamed over
     all of them at once, so a name the snippet uses as a member or keyword keeps its name in the template too."""
-    plan = _plan(texts, lang, protected)
-    renames = _renames(plan.names, lang, style, plan.taken)
+    plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
+    renames = _renames(plan.names, lang, style, plan.taken | protected)
     return tuple(_restyle(parts, lang, style, renames) for parts in plan.texts)
 
 
@@ -188,34 +192,35 @@ class _Plan:
 def _plan(texts: tuple[str, ...], lang: str, protected: frozenset[str]) -> _Plan:
     """Where a style may rename in the texts, found once per template (not per style): code tokens only (never in
     a comment or string, e.g. `bar.sync` in inline PTX), and only names never used after `.`, `->` or `::` nor
-    (Python) as a keyword argument anywhere in the unit."""
-    token_re = _CUDA_TOKEN if lang == "cuda" else _PY_TOKEN
-    vocab = _NAMES[lang]
-    seen: set[str] = set(protected)
-    blocked: set[str] = set(protected)
+    (Python) as a keyword argument anywhere in the unit (looked for everywhere, comments too: blocking more is
+    safe)."""
+    taken = set(protected)
+    blocked = set(protected)
     for text in texts:
-        for m in token_re.finditer(text):
-            word = m.group()
-            if not (word[0].isalpha() or word[0] == "_"):
-                continue
-            seen.add(word)
-            before = text[max(0, m.start() - 2):m.start()]
-            if before.endswith(".") or before == "->" or before == "::":
-                blocked.add(word)
+        taken.update(_WORD.findall(text))
+        blocked.update(_MEMBER.findall(text))
         if lang == "triton":
             blocked.update(_KWARG.findall(text))
-    names = frozenset(w for w in seen if w in vocab and w not in blocked)
+    names = frozenset(w for w in _NAMES[lang] if w in taken and w not in blocked)
+    if not names:
+        return _Plan(tuple((text,) for text in texts), names, frozenset(taken))
+    skip = _SKIP[lang]
+    finder = re.compile(rf"\b(?:{'|'.join(sorted(names))})\b")
     plans = []
     for text in texts:
+        spans = [m.span() for m in skip.finditer(text)]
+        starts = [a for a, _b in spans]
         parts: list[str] = []
         last = 0
-        for m in token_re.finditer(text):
-            if m.group() in names:
-                parts += (text[last:m.start()], m.group())
-                last = m.end()
+        for m in finder.finditer(text):
+            k = bisect.bisect_right(starts, m.start()) - 1
+            if k >= 0 and m.start() < spans[k][1]:       # inside a comment or string
+                continue
+            parts += (text[last:m.start()], m.group())
+            last = m.end()
         parts.append(text[last:])
         plans.append(tuple(parts))
-    return _Plan(tuple(plans), names, frozenset(seen))
+    return _Plan(tuple(plans), names, frozenset(taken))
 
 
 def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[str]) -> dict[str, str]:

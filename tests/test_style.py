@@ -141,3 +141,16 @@ def test_styled_cuda_renders_compile():
     assert sources
     for out in compilers.compile_cuda(sources, jobs=2):
         assert out.status == "ok", out
+
+
+def test_styles_pick_among_a_templates_structural_alternatives():
+    from generator.kernels.templating import alternatives, template_path
+
+    path = template_path("cuda", "rownorm", "block_reduce")
+    options = alternatives(path)
+    assert options[0] == path and [p.name for p in options[1:]] == ["block_reduce~warp_finish.cu"]
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda")
+    v = next(v for v in variants_for(task.op, task.impl, task.dtype) if v.tag == "block_reduce")
+    finished = {"__shfl_down_sync" in render(task, v, {}, style=replace(PLAIN, seed=s)).text for s in range(16)}
+    assert finished == {True, False}                  # both ways are written, each by some engineers
+    assert replace(PLAIN, seed=3).pick(options) == replace(PLAIN, seed=3).pick(options)

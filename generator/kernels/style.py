@@ -117,6 +117,13 @@ class Style:
         """The dimensions that can change generated code (registers, ptxas tables): (unroll, restrict)."""
         return (self.unroll, self.restrict)
 
+    def pick(self, options: tuple):
+        """This engineer's choice among a template's structural alternatives (the same one all session)."""
+        if len(options) == 1:
+            return options[0]
+        first = options[0]     # a template path: keyed by its class and name, not where the checkout lives
+        return options[zlib.crc32(f"{self.seed}:{first.parent.name}/{first.name}".encode()) % len(options)]
+
     def name(self, word: str, lang: str) -> str:
         """This engineer's name for the template name `word` (deterministic: crc32, not the salted str hash)."""
         options = _NAMES[lang][word]

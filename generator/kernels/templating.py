@@ -112,6 +112,13 @@ def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_
 
 
 @lru_cache(maxsize=None)
+def alternatives(path: Path) -> tuple[Path, ...]:
+    """The template and its structural alternatives (`<tag>~<how>.<ext>` beside it: the same technique written
+    another way, e.g. a reduction finished by warp shuffles instead of a shared-memory tree), the template first."""
+    return (path,) + tuple(sorted(path.parent.glob(f"{path.stem}~*{path.suffix}")))
+
+
+@lru_cache(maxsize=None)
 def snippet_path(lang: str, kernel_class: str, op: str, root: Path = TEMPLATE_ROOT) -> Path | None:
     """The op's snippet file, else `ops/_default`, else None (a template without {{OP_SNIPPET}} needs none)."""
     ops_dir = root / lang / kernel_class / "ops"

@@ -135,7 +135,7 @@ class Style:
 
 
 def draw_style(rng, lang: str) -> Style:
-    """A style from one 63-bit draw of `rng` (one draw, so the row's other draws keep their order)."""
+    """A style from one 62-bit draw of `rng` (one draw, so the row's other draws keep their order)."""
     bits = int(rng.integers(1 << 62))
 
     def take(n: int) -> int:
@@ -149,11 +149,11 @@ def draw_style(rng, lang: str) -> Style:
                  includes=INCLUDES[take(3)], using_alias=take(2) == 0, unroll=take(4) != 0, restrict=take(3) != 0)
 
 
-def constants_text(params, lang: str, style: Style | None) -> str:
+def constants_text(params, lang: str, style: Style) -> str:
     """The tuned constants' lines in the style's declaration form (values as `templating.literal` writes them)."""
     def value(v):
         return ("1" if v else "0") if v.__class__ is bool and lang == "cuda" else v
-    form = style.constants if style else ("define" if lang == "cuda" else "plain")
+    form = style.constants
     if form == "define":
         return "\n".join([f"#define {k} {value(v)}" for k, v in params.items()])
     if form == "constexpr":

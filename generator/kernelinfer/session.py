@@ -16,6 +16,7 @@ import numpy as np
 
 from generator.sim import clock, correctness, feedback, workbench
 from generator.catalog.hardware import FEATURES, GPUS
+from generator.kernels.style import draw_style
 from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
 from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
@@ -311,7 +312,8 @@ class _Engineer:
 
 def simulate_session(task, rng: np.random.Generator) -> dict:
     """One session row (DESIGN.md "Row formats"); a pure function of the task and the generator's state."""
-    wb = Workbench(task)                   # not the shared cache: one session per task, its renders go with it
+    # not the shared cache: one session per task, its renders go with it; one engineer, one style all session
+    wb = Workbench(task, draw_style(rng, task.impl))
     eng = _Engineer(wb, rng)
     eng.climb()
     eng.tune()

@@ -11,10 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from generator.kernels import templating
+from generator.kernels import style as styling, templating
+from generator.kernels.style import Style
 from generator.kernels.templating import TEMPLATE_ROOT, TemplateError
 
-__all__ = ["Source", "TemplateError", "compile_arch", "render", "full_params"]
+__all__ = ["Source", "Style", "TemplateError", "compile_arch", "render", "full_params"]
 
 _SUFFIX = {"cuda": ".cu", "triton": ".py"}
 
@@ -49,24 +50,27 @@ def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
     return {name: params.get(name, values[0]) for name, values in tunables.items()}
 
 
-def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE_ROOT) -> Source:
-    """The full source of `variant` for `task` at `params` (missing params take the variant's defaults)."""
+def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE_ROOT,
+           style: Style | None = None) -> Source:
+    """The full source of `variant` for `task` at `params` (missing params take the variant's defaults), written
+    in the engineer's `style` (None: the templates as written)."""
     lang = task.impl
     if lang not in _SUFFIX:
         raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
     tuned = full_params(variant, params)
-    bound, param_slots, filename, arch = _bound(task, variant, root)
-    values = {"TUNED_CONSTANTS": templating.tuned_constants(tuned, lang)}
+    bound, param_slots, filename, arch = _bound(task, variant, root, style)
+    values = {"TUNED_CONSTANTS": templating.tuned_constants(tuned, lang) if style is None
+              else styling.constants_text(tuned, lang, style)}
     if param_slots:
         values.update(templating.literals(tuned, lang))
     return Source(bound.fill(values), filename, lang, arch)
 
 
 @lru_cache(maxsize=512)   # a session renders one task's few variants thousands of times
-def _bound(task, variant, root: Path) -> tuple[templating.Bound, bool, str, str]:
+def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templating.Bound, bool, str, str]:
     """The variant's template (and op snippet) bound to everything about the task, leaving the tuned
     parameters open; whether a slot other than TUNED_CONSTANTS is left (most templates have none); the source's
-    file name and compile arch."""
+    file name and compile arch. With a style, the template texts are restyled before they are bound."""
     from generator.catalog.hardware import GPUS
     from generator.catalog.ops import OPS
 
@@ -88,15 +92,36 @@ def _bound(task, variant, root: Path) -> tuple[templating.Bound, bool, str, str]
     slots = frozenset(names) | {"TUNED_CONSTANTS"}
 
     main_path = templating.template_path(lang, variant.kernel_class, variant.tag, root)
+    if style is not None:   # the engineer writes the technique one of the ways real code does
+        main_path = style.pick(templating.alternatives(main_path))
     templating.check_tuned_lines(main_path, names)
     main = templating.load(main_path)
+    snippet = None
     if "OP_SNIPPET" in main.lines_of:
         snippet = templating.snippet_path(lang, variant.kernel_class, task.op, root)
         if snippet is None:
             raise TemplateError(f"{main.where('OP_SNIPPET')}: {{{{OP_SNIPPET}}}} used but neither "
                                 f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")
         templating.check_tuned_lines(snippet, names)
-        values["OP_SNIPPET"] = templating.load(snippet).bind(values, slots).rstrip_newlines()
+    snippet_template = snippet and templating.load(snippet)
+    if style is not None:
+        main, snippet_template = _styled(main, snippet_template, lang, values, style)
+    if snippet_template is not None:
+        values["OP_SNIPPET"] = snippet_template.bind(values, slots).rstrip_newlines()
     bound = main.bind(values, slots)
     param_slots = any(name != "TUNED_CONSTANTS" for name in bound.pieces[1::2])
     return bound, param_slots, f"{task.op}_{variant.tag}{_SUFFIX[lang]}", arch
+
+
+def _styled(main, snippet, lang: str, values: dict, style: Style):
+    """The main template and op snippet restyled (`values`' prelude and signature too, in place). The op's
+    signature names, its kernel and launcher names are the task's interface: the style never renames them."""
+    protected = frozenset(templating.IDENTIFIER.findall(values["SIGNATURE"])) | {values["KERNEL_NAME"], values["OP"]}
+    if lang == "cuda":
+        values["PRELUDE"] = styling.prelude_text(values["PRELUDE"], style)
+        if not style.restrict:
+            values["SIGNATURE"] = values["SIGNATURE"].replace(" __restrict__", "")
+    parts = (main,) if snippet is None else (main, snippet)
+    texts = styling.style_texts(tuple(templating.text_of(t.path) for t in parts), lang, protected, style)
+    styled = [templating.parse(text, t.path) for text, t in zip(texts, parts)]
+    return styled[0], (styled[1] if snippet is not None else None)

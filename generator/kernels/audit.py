@@ -199,6 +199,7 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
 
 
 def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candidate | None:
+    from generator.kernels.style import draw_style
     from generator.catalog.variants import launch_limits
 
     want_fail = kind in ("dyn_smem_over_cap", "triton_out_of_resources")
@@ -208,8 +209,8 @@ def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candi
         params = _legal_params(v, task, gpu, rng, want_fail=want_fail)
     if params is None:
         return None
-    try:
-        source = render(task, v, params)
+    try:   # in a sampled engineer's style, as the datasets write every candidate
+        source = render(task, v, params, style=draw_style(rng, task.impl))
     except TemplateError as exc:
         RENDER_ERRORS.setdefault(f"{task.op}/{task.impl}/{v.tag}", str(exc))
         return None

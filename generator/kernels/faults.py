@@ -223,7 +223,10 @@ def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expec
 _HEADER_NAMES = frozenset("""abs min max fmin fmax fminf fmaxf exp expf exp2 exp2f log logf log2 log2f sqrt sqrtf
 rsqrt rsqrtf sin sinf cos cosf tan tanh tanhf erf erff pow powf fma fmaf floor ceil round rint trunc signbit isnan
 isinf div ldiv abort exit free malloc puts printf assert dim3 half half2 int2 int4 uint2 uint4 float2 float4 char2
-char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time""".split())
+char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time
+cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
+sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
+                                                                             # -> `cosl` is declared, not undefined
 
 
 @lru_cache(maxsize=4096)

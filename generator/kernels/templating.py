@@ -17,6 +17,7 @@ TEMPLATE_ROOT = Path(__file__).parent / "templates"
 EXTENSIONS = {"cuda": (".cu", ".cuh"), "triton": (".py", ".py")}
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 class TemplateError(ValueError):
@@ -90,6 +91,11 @@ def load(path: Path) -> Template:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TemplateError(f"{path}: cannot read template: {exc.strerror}") from None
+    return parse(text, path)
+
+
+def parse(text: str, path: Path) -> Template:
+    """A template's text (as read, or restyled: `kernels.style`) parsed; `path` names it in errors."""
     pieces = _PLACEHOLDER.split(text)
     lines_of: dict[str, list[int]] = {}
     for m in _PLACEHOLDER.finditer(text):
@@ -103,6 +109,13 @@ def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_
     if not path.is_file():
         raise TemplateError(f"{path}: no template for {lang} {kernel_class}/{tag}")
     return path
+
+
+@lru_cache(maxsize=None)
+def alternatives(path: Path) -> tuple[Path, ...]:
+    """The template and its structural alternatives (`<tag>~<how>.<ext>` beside it: the same technique written
+    another way, e.g. a reduction finished by warp shuffles instead of a shared-memory tree), the template first."""
+    return (path,) + tuple(sorted(path.parent.glob(f"{path.stem}~*{path.suffix}")))
 
 
 @lru_cache(maxsize=None)
@@ -134,7 +147,13 @@ def check_tuned_lines(path: Path, param_names: tuple[str, ...]) -> None:
 
 @lru_cache(maxsize=None)
 def _raw_lines(path: Path) -> tuple[str, ...]:
-    return tuple(path.read_text(encoding="utf-8").splitlines())
+    return tuple(text_of(path).splitlines())
+
+
+@lru_cache(maxsize=None)
+def text_of(path: Path) -> str:
+    """A template file's text, read once per process."""
+    return path.read_text(encoding="utf-8")
 
 
 # ---- standard placeholder values -----------------------------------------------------------------------

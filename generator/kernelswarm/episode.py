@@ -23,6 +23,7 @@ import numpy as np
 
 from generator.sim import clock, rewards
 from generator.sim.feedback import result_line
+from generator.kernels.style import Style, draw_style
 from generator.catalog.ops import shape_label
 from generator.sim.seeding import below, word32
 from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
@@ -47,6 +48,7 @@ class Agent:
     assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
     best_result: dict | None = None  # the env result message of `best`
     last_result: dict | None = None  # the env result message of the agent's latest candidate
+    style: Style | None = None       # how this agent writes code, the whole episode
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -80,6 +82,8 @@ class _Episode:
         self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4))
                                      for i, skill in enumerate(skills, 1)]
         self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
+        for agent in self.agents:          # every agent its own engineer
+            agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
 
     # ------------------------------------------------------------------ setup
@@ -123,7 +127,7 @@ class _Episode:
         run will take, the candidate message)."""
         if outcome is None:
             outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
-                                     tune=kind == "tune")
+                                     tune=kind == "tune", style=agent.style)
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1
@@ -407,7 +411,7 @@ def _pipeline(ep: _Episode) -> None:
 
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
-    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer))
+    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
     caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
              (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
     written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it

@@ -15,7 +15,7 @@ import numpy as np
 from generator.catalog import calibration, perf
 from generator.sim import feedback
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, render
+from generator.kernels import Source, Style, render
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
@@ -81,8 +81,9 @@ class Outcome:
 class Workbench:
     """Per-task facts computed once, and candidate evaluation."""
 
-    def __init__(self, task):
+    def __init__(self, task, style: Style | None = None):
         self.task = task
+        self.style = style                 # the writer's, when one engineer uses this bench (kernelinfer)
         self.gpu = GPUS[task.gpu]
         self.fields = task_fields(task)
         self.ceiling = perf.ceiling_ms(task)  # no measurement beats it (>= the roofline)
@@ -90,7 +91,7 @@ class Workbench:
         self.by_tag = {v.tag: v for v in self.variants}
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
         self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}
-        self._lines: dict[str, int] = {}   # per variant: tuning changes its constants' values, never its lines
+        self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
 
     def defaults(self, tag: str) -> dict:
         return self.by_tag[tag].default_params()
@@ -106,27 +107,29 @@ class Workbench:
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
-        return self._clean(tag, params)[2]
+        return self._clean(tag, params, self.style)[2]
 
-    def _clean(self, tag: str, params: dict) -> tuple[Source, Expected, float | None]:
-        key = (tag, tuple(params.items()))
+    def _clean(self, tag: str, params: dict, style: Style | None) -> tuple[Source, Expected, float | None]:
+        key = (tag, tuple(params.items()), style)
         hit = self._renders.get(key)
         if hit is None:
             v = self.by_tag[tag]
-            source = render(self.task, v, params)
+            source = render(self.task, v, params, style=style)
             expected = expect_clean(source, self.task, v, params)
             model = perf.time_ms(self.task, v, params) if expected.status == "ok" else None
             hit = self._renders[key] = (source, expected, model)
         return hit
 
     def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
-               p_wrong: float = 0.17, tune: bool = False) -> Outcome:
-        """Build and run one candidate; with `fault`, the author's edit carries a mistake (when one fits): a
-        `tune` edit (constants only) only one its new values cause (TUNE_FAULTS), never a typo."""
-        source, expected, model = self._clean(tag, params)
-        lines = self._lines.get(tag) or self._lines.setdefault(tag, _line_count(source))
+               p_wrong: float = 0.17, tune: bool = False, style: Style | None = None) -> Outcome:
+        """Build and run one candidate written in `style` (default: the bench's); with `fault`, the author's edit
+        carries a mistake (when one fits), made in the styled text: a `tune` edit (constants only) only one its new
+        values cause (TUNE_FAULTS), never a typo."""
+        style = style or self.style
+        source, expected, model = self._clean(tag, params, style)
+        lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(tag, source, rng, p_wrong, tune)
+            edited = self._edit_mistake(tag, source, rng, p_wrong, tune, style, lines)
             if edited is not None:
                 source, expected, lines = edited
         time_ms = None
@@ -137,15 +140,17 @@ class Workbench:
             time_ms = sig(self.ceiling if self.ceiling > noisy else noisy)       # max(noisy, ceiling)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
-    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, tune: bool):
+    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, tune: bool, style,
+                      lines: int):
         impl = self.task.impl
         if tune:
             kinds = list(TUNE_FAULTS[impl])
         else:
             kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
-        # renders that differ only in placeholder values: of any dtype with the same line count, else of this dtype
-        families = ((self.task.op, impl, tag, self._lines[tag]), (self.task.op, impl, tag, self.task.dtype))
+        # renders that differ only in placeholder values (one style): of any dtype with the same line count, else
+        # of this dtype
+        families = ((self.task.op, impl, tag, lines, style), (self.task.op, impl, tag, self.task.dtype, style))
         for kind in kinds:
             try:
                 return inject_like(source, kind, rng, *families)

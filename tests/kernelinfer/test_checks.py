@@ -34,6 +34,12 @@ def _first_ok(row):
     return next(t for t in row["trace"] if t["status"] == "ok" and t["step"] != row["best"]["step"])
 
 
+def _after_ok(row):
+    """A step whose previous step passed: marking it a fix breaks the rule whatever the session looks like."""
+    trace = row["trace"]
+    return next(t for prev, t in zip(trace, trace[1:]) if prev["status"] == "ok")
+
+
 BREAKS = {
     "step_count": lambda r: r.update(num_steps=r["num_steps"] + 1),
     "message_roles": lambda r: r["messages"].insert(2, {"role": "assistant", "content": "x"}),
@@ -48,7 +54,7 @@ BREAKS = {
     "arch_matches_gpu": lambda r: r.update(arch="sm_75"),
     "assistant_code_only": lambda r: r["messages"][2].update(content="Here is the kernel:\n```\n```"),
     "number_types": lambda r: r.update(attempts=float(r["attempts"])),
-    "fix_follows_error": lambda r: r["trace"][1].update(kind="fix"),
+    "fix_follows_error": lambda r: _after_ok(r).update(kind="fix"),
 }
 
 

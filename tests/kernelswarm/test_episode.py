@@ -85,12 +85,26 @@ def test_episode_is_a_pure_function_of_seed_and_index():
     assert a == b and a != c
 
 
+def _same_length_siblings(seed: int, episodes: int, holdout: int) -> tuple[int, int]:
+    """The first two episodes of the plan that differ only by dtype and end with as many messages."""
+    groups: dict[tuple, list[int]] = {}
+    for i, (task, scenario) in enumerate(plan(seed, episodes, holdout).episodes):
+        groups.setdefault((task.op, task.gpu, task.shape, scenario), []).append(i)
+    for first, *rest in (g for g in groups.values() if len(g) > 1):
+        length = episode(seed, episodes, holdout, first)["num_messages"]
+        for other in rest:
+            if episode(seed, episodes, holdout, other)["num_messages"] == length:
+                return first, other
+    raise AssertionError("no two sibling episodes of equal length in the plan")
+
+
 def test_an_id_suffix_does_not_depend_on_which_siblings_were_simulated_before():
-    """Episodes 108 and 112 of the default plan differ only by dtype and end with as many messages: the later one
-    is `_2`, whether its sibling's count comes from this process's memo or from simulating it afresh."""
+    """Two episodes that differ only by dtype and end with as many messages: the later one is `_2`, whether its
+    sibling's count comes from this process's memo or from simulating it afresh."""
+    first, second = _same_length_siblings(0, 2400, 100)
     swarm_plan._RECENT_COUNTS.clear()
-    alone = episode(0, 2400, 100, 112)["episode_id"]
-    in_order = [episode(0, 2400, 100, i)["episode_id"] for i in (108, 112)]
+    alone = episode(0, 2400, 100, second)["episode_id"]
+    in_order = [episode(0, 2400, 100, i)["episode_id"] for i in (first, second)]
     assert alone.endswith("_2") and in_order == [alone.removesuffix("_2"), alone]
 
 

@@ -1,0 +1,281 @@
+"""A session's engineer style: how one person writes the code the templates hold, applied to the template text.
+
+Real kernel authors differ in naming (snake or camel case, short or descriptive names), how they declare tuned
+constants (`#define`, `constexpr`, `static constexpr`; annotated Python globals), `const` placement, whether they
+write `#pragma unroll` and `__restrict__`, brace placement, indentation, include order, `typedef` or `using`, and
+how much they comment. A `Style` is drawn once per session (per agent in kernelswarm) from the row's own
+generator and rewrites the template text before it is bound, so every render of the session (every step, every
+tuned configuration) carries the same style and a tuning step still changes only its constants' lines.
+
+Every rewrite is semantics-preserving: a name is renamed only where the whole translation unit can be renamed
+consistently (never a member, keyword argument, signature name or a name already in use), comments and blank
+layout carry no meaning, `T const` is `const T`, and dropping `#pragma unroll` / `__restrict__` leaves a program
+that computes the same result (the compiler may then allocate registers differently: `Style.codegen_key()`).
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Style", "draw_style", "style_texts", "constants_text", "prelude_text"]
+
+# Synonyms real code uses for the templates' most common local names (snake_case; camel-case styles convert).
+# Only names the templates declare themselves: a rename applies to every use in the translation unit.
+_CUDA_NAMES = {
+    "row": ("row", "row_idx", "row_id", "cur_row"), "col": ("col", "col_idx", "column", "c_idx"),
+    "rows": ("rows", "n_rows", "num_rows"), "cols": ("cols", "n_cols", "num_cols", "width"),
+    "lane": ("lane", "lane_id", "lane_idx", "ln"), "warp": ("warp", "warp_id", "warp_idx", "wid"),
+    "tid": ("tid", "thread_id", "t_idx", "tx"), "acc": ("acc", "accum", "acc_val", "partial"),
+    "smem": ("smem", "shmem", "s_buf", "shared_buf"), "offset": ("offset", "off", "ofs", "shift"),
+    "pack": ("pack", "packed", "chunk", "vec"), "plan": ("plan", "launch_plan", "cfg", "lp"),
+    "plan_launch": ("plan_launch", "make_plan", "launch_config", "choose_launch"),
+    "load_n": ("load_n", "load_vec", "vload", "load_pack"), "store_n": ("store_n", "store_vec", "vstore", "store_pack"),
+    "pack2": ("pack2", "pack_pair", "to_half2", "pair_pack"), "dst": ("dst", "dest", "dst_ptr"),
+    "src": ("src", "source", "src_ptr"), "scale": ("scale", "scl", "scale_f", "mult"),
+    "sum": ("sum", "total_sum", "s_acc", "run_sum"), "tile": ("tile", "tile_idx", "cur_tile"),
+    "stage": ("stage", "stg", "pipe_stage", "buf_idx"), "slot": ("slot", "slot_idx", "page_slot"),
+    "base": ("base", "base_off", "origin"), "begin": ("begin", "start", "lo_idx"), "end": ("end", "stop", "hi_idx"),
+    "row_max": ("row_max", "m_run", "running_max", "max_so_far"),
+    "row_sum": ("row_sum", "l_run", "running_sum", "denom"),
+    "softmax_scale": ("softmax_scale", "sm_scale", "qk_scale", "attn_scale"),
+    "k_tiles": ("k_tiles", "num_k_tiles", "n_k_tiles", "k_iters"), "heads": ("heads", "n_heads", "num_heads"),
+    "valid": ("valid", "in_range", "is_valid", "inside"), "total": ("total", "n_total", "count_total"),
+    "warp_stats": ("warp_stats", "warp_partials", "s_warp", "partials"), "glane": ("glane", "global_lane", "g_lane"),
+    "part": ("part", "piece", "partial_v"), "first": ("first", "head_idx", "first_idx"),
+    "kt": ("kt", "k_tile", "kk_tile"), "qi": ("qi", "q_idx", "query"), "kp": ("kp", "k_ptr", "key_ptr"),
+    "vp": ("vp", "v_ptr", "val_ptr"), "mx": ("mx", "max_v", "vmax"), "bar": ("bar", "mbar", "barrier"),
+    "thr": ("thr", "thresh", "cutoff"), "key": ("key", "k_val", "sort_key"), "stride": ("stride", "pitch", "ld"),
+    "count": ("count", "cnt", "num"), "target": ("target", "tgt", "dest_idx"), "tiles": ("tiles", "n_tiles", "num_tiles"),
+    "block": ("block", "blk", "block_idx"), "group": ("group", "grp", "group_idx"), "next": ("next", "nxt", "next_idx"),
+    "load_tile": ("load_tile", "fetch_tile", "stage_tile", "copy_tile"), "smem_u32": ("smem_u32", "cvta_smem", "smem_addr"),
+    "warp_combine": ("warp_combine", "warp_reduce", "reduce_warp", "shfl_combine"),
+    "norm_rows": ("norm_rows", "normalize_rows", "row_norm", "apply_norm"),
+}
+_TRITON_NAMES = {
+    "offs_n": ("offs_n", "rn", "n_offsets", "cols_n"), "offs_m": ("offs_m", "rm", "m_offsets", "rows_m"),
+    "offs_k": ("offs_k", "rk", "k_offsets", "ks"), "offs_d": ("offs_d", "rd", "d_offsets", "dims"),
+    "row": ("row", "row_idx", "pid_row", "r"), "row_mask": ("row_mask", "rmask", "in_row", "valid_row"),
+    "acc": ("acc", "accumulator", "acc_tile", "partial"), "l_i": ("l_i", "l_run", "denom_i", "norm_i"),
+    "m_i": ("m_i", "m_run", "max_i", "row_max"), "m_new": ("m_new", "m_next", "new_max", "m_ij"),
+    "pid_m": ("pid_m", "pm", "tile_m", "block_m_id"), "pid_n": ("pid_n", "pn", "tile_n", "block_n_id"),
+    "k_lo": ("k_lo", "lo_k", "k_start"), "k_hi": ("k_hi", "hi_k", "k_stop"), "score": ("score", "qk", "logit"),
+    "sm_scale": ("sm_scale", "qk_scale", "softmax_scale", "scale_qk"), "alpha": ("alpha", "corr", "rescale"),
+    "a_ptrs": ("a_ptrs", "a_tile_ptrs", "a_blk"), "b_ptrs": ("b_ptrs", "b_tile_ptrs", "b_blk"),
+    "c_ptrs": ("c_ptrs", "c_tile_ptrs", "out_ptrs"), "token": ("token", "tok", "t_idx"), "lse": ("lse", "log_sum", "lse_v"),
+    "best": ("best", "top", "best_v"), "best_idx": ("best_idx", "top_idx", "arg_best"), "tile": ("tile", "blk", "tile_v"),
+    "val": ("val", "value", "v_out"), "seq": ("seq", "seq_id", "sid"), "slot": ("slot", "slot_idx", "page"),
+    "tiles": ("tiles", "n_tiles", "num_tiles"), "tiles_n": ("tiles_n", "n_tiles_n", "grid_n"),
+    "k_mask": ("k_mask", "kmask", "k_valid"), "n_mask": ("n_mask", "nmask", "n_valid"), "d_mask": ("d_mask", "dmask", "d_valid"),
+    "row_offs": ("row_offs", "row_start", "row_base"), "visible": ("visible", "in_window", "keep"),
+    "start": ("start", "begin", "lo_t"), "hidden": ("hidden", "h_dim", "hid"), "head": ("head", "head_idx", "h_id"),
+    "batch": ("batch", "b_idx", "bid"), "expert": ("expert", "e_idx", "eid"), "base": ("base", "base_off", "origin"),
+}
+_NAMES = {"cuda": _CUDA_NAMES, "triton": _TRITON_NAMES}
+
+# What a rename never touches: comments and string literals (matched first, so a name inside one is skipped).
+_SKIP = {"cuda": re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S),
+         "triton": re.compile(r'#[^\n]*|"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\'|"(?:\\.|[^"\\\n])*"|'
+                              r'\'(?:\\.|[^\'\\\n])*\'', re.S)}
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_MEMBER = re.compile(r"(?:\.|->|::)\s*([A-Za-z_]\w*)")
+_KWARG = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=(?!=)")
+_EAST_CONST = re.compile(r"(\n[ \t]*)const (int|float|size_t|bool|float2|float4|uint32_t|uint64_t|int64_t|"
+                         r"scalar_t|acc_t|auto|half|half2)\b")
+
+CUDA_CONSTANTS = ("define", "constexpr", "static_constexpr")
+TRITON_CONSTANTS = ("plain", "annotated")
+COMMENTS = ("full", "terse", "none")
+INCLUDES = ("given", "sorted", "runtime_last")
+
+
+@dataclass(frozen=True)
+class Style:
+    """One engineer's habits (hashable: renders and fault families are cached per style)."""
+
+    seed: int                 # picks each name's synonym
+    camel: bool               # camelCase instead of snake_case for renamed names
+    comments: str             # COMMENTS: all of them, the first line of each block, none
+    indent: int               # 4 or 2 spaces per level
+    brace_same_line: bool     # CUDA: `) {` instead of a `{` line
+    east_const: bool          # CUDA: `int const x` for `const int x`
+    constants: str            # CUDA_CONSTANTS or TRITON_CONSTANTS: how the tuned constants are declared
+    includes: str             # INCLUDES: include order
+    using_alias: bool         # CUDA: `using scalar_t = half;` for the typedefs
+    unroll: bool              # CUDA: keep `#pragma unroll` (codegen-relevant)
+    restrict: bool            # CUDA: keep `__restrict__` (codegen-relevant)
+
+    def __post_init__(self):   # hashed on every render-cache lookup: once, not per lookup
+        object.__setattr__(self, "_hash", hash(tuple(self.__dict__.values())))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def codegen_key(self) -> tuple[bool, bool]:
+        """The dimensions that can change generated code (registers, ptxas tables): (unroll, restrict)."""
+        return (self.unroll, self.restrict)
+
+    def pick(self, options: tuple):
+        """This engineer's choice among a template's structural alternatives (the same one all session)."""
+        if len(options) == 1:
+            return options[0]
+        first = options[0]     # a template path: keyed by its class and name, not where the checkout lives
+        return options[zlib.crc32(f"{self.seed}:{first.parent.name}/{first.name}".encode()) % len(options)]
+
+    def name(self, word: str, lang: str) -> str:
+        """This engineer's name for the template name `word` (deterministic: crc32, not the salted str hash)."""
+        options = _NAMES[lang][word]
+        pick = options[zlib.crc32(f"{self.seed}:{word}".encode()) % len(options)]
+        if self.camel:
+            head, *rest = pick.split("_")
+            pick = head + "".join(p[:1].upper() + p[1:] for p in rest)
+        return pick
+
+
+def draw_style(rng, lang: str) -> Style:
+    """A style from one 62-bit draw of `rng` (one draw, so the row's other draws keep their order)."""
+    bits = int(rng.integers(1 << 62))
+
+    def take(n: int) -> int:
+        nonlocal bits
+        bits, r = divmod(bits, n)
+        return r
+
+    constants = CUDA_CONSTANTS if lang == "cuda" else TRITON_CONSTANTS
+    return Style(seed=take(1 << 20), camel=take(4) == 0, comments=COMMENTS[take(3)], indent=(4, 2)[take(3) == 0],
+                 brace_same_line=take(2) == 0, east_const=take(4) == 0, constants=constants[take(len(constants))],
+                 includes=INCLUDES[take(3)], using_alias=take(2) == 0, unroll=take(4) != 0, restrict=take(3) != 0)
+
+
+def constants_text(params, lang: str, style: Style) -> str:
+    """The tuned constants' lines in the style's declaration form (values as `templating.literal` writes them)."""
+    def value(v):
+        return ("1" if v else "0") if v.__class__ is bool and lang == "cuda" else v
+    form = style.constants
+    if form == "define":
+        return "\n".join([f"#define {k} {value(v)}" for k, v in params.items()])
+    if form == "constexpr":
+        return "\n".join([f"constexpr int {k} = {value(v)};" for k, v in params.items()])
+    if form == "static_constexpr":
+        return "\n".join([f"static constexpr int {k} = {value(v)};" for k, v in params.items()])
+    if form == "annotated":
+        return "\n".join([f"{k}: int = {v}" for k, v in params.items()])
+    return "\n".join([f"{k} = {v}" for k, v in params.items()])
+
+
+def prelude_text(prelude: str, style: Style) -> str:
+    """The CUDA prelude (includes, element typedefs) in the style's include order and alias form."""
+    lines = prelude.split("\n")
+    includes = [ln for ln in lines if ln.startswith("#include")]
+    rest = lines[len(includes):]
+    if style.includes == "sorted":
+        includes = sorted(includes)
+    elif style.includes == "runtime_last":
+        includes = [ln for ln in includes if "cuda_runtime" not in ln] + [ln for ln in includes if "cuda_runtime" in ln]
+    if style.using_alias:
+        rest = [re.sub(r"^typedef (.+) (\w+);$", r"using \2 = \1;", ln) for ln in rest]
+    return "\n".join(includes + rest)
+
+
+@lru_cache(maxsize=4096)
+def style_texts(texts: tuple[str, ...], lang: str, protected: frozenset[str], style: Style) -> tuple[str, ...]:
+    """The template texts of one translation unit (main template, op snippet) in `style`. Names are renamed over
+    all of them at once, so a name the snippet uses as a member or keyword keeps its name in the template too."""
+    plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
+    renames = _renames(plan.names, lang, style, plan.taken | protected)
+    return tuple(_restyle(parts, lang, style, renames) for parts in plan.texts)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    texts: tuple[tuple[str, ...], ...]   # per text: literal, name, literal, name, ..., literal (names renameable)
+    names: frozenset[str]                # renameable vocabulary names present
+    taken: frozenset[str]                # every identifier in the texts (a new name must not be one)
+
+
+@lru_cache(maxsize=1024)
+def _plan(texts: tuple[str, ...], lang: str, protected: frozenset[str]) -> _Plan:
+    """Where a style may rename in the texts, found once per template (not per style): code tokens only (never in
+    a comment or string, e.g. `bar.sync` in inline PTX), and only names never used after `.`, `->` or `::` nor
+    (Python) as a keyword argument anywhere in the unit (looked for everywhere, comments too: blocking more is
+    safe)."""
+    taken = set(protected)
+    blocked = set(protected)
+    for text in texts:
+        taken.update(_WORD.findall(text))
+        blocked.update(_MEMBER.findall(text))
+        if lang == "triton":
+            blocked.update(_KWARG.findall(text))
+    names = frozenset(w for w in _NAMES[lang] if w in taken and w not in blocked)
+    if not names:
+        return _Plan(tuple((text,) for text in texts), names, frozenset(taken))
+    skip = _SKIP[lang]
+    finder = re.compile(rf"\b(?:{'|'.join(sorted(names))})\b")
+    plans = []
+    for text in texts:
+        spans = [m.span() for m in skip.finditer(text)]
+        starts = [a for a, _b in spans]
+        parts: list[str] = []
+        last = 0
+        for m in finder.finditer(text):
+            k = bisect.bisect_right(starts, m.start()) - 1
+            if k >= 0 and m.start() < spans[k][1]:       # inside a comment or string
+                continue
+            parts += (text[last:m.start()], m.group())
+            last = m.end()
+        parts.append(text[last:])
+        plans.append(tuple(parts))
+    return _Plan(tuple(plans), names, frozenset(taken))
+
+
+def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    used = set(taken)
+    for word in sorted(names):
+        new = style.name(word, lang)
+        if new != word and new not in used:
+            out[word] = new
+            used.add(new)
+    return out
+
+
+# Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); `_restyle` puts
+# one in front of the text.
+_COMMENT_BLOCK = {"cuda": re.compile(r"(\n[ \t]*//[^\n]*)((?:\n[ \t]*//[^\n]*)*)"),
+                  "triton": re.compile(r"(\n[ \t]*#[^\n]*)((?:\n[ \t]*#[^\n]*)*)")}
+_UNROLL = re.compile(r"\n[ \t]*#pragma unroll[ \t]*(?=\n)")
+_OWN_LINE_BRACE = re.compile(r"\n[ \t]*\{[ \t]*(?=\n)")
+_INDENT = re.compile(r"\n((?:    )+)")
+
+
+def _join_brace(m: re.Match) -> str:
+    """`{` alone on its line joins the line before when that line can open a block (not a statement, comment,
+    preprocessor line or an empty one)."""
+    text = m.string
+    before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+    tail = before.rstrip()
+    if not tail or tail.endswith((";", "{", "}", ",")) or "//" in before or before.lstrip().startswith("#"):
+        return m.group()
+    return " {"
+
+
+def _restyle(parts: tuple[str, ...], lang: str, style: Style, renames: dict[str, str]) -> str:
+    text = "\n" + "".join([p if i % 2 == 0 else renames.get(p, p) for i, p in enumerate(parts)])
+    if style.comments == "none":
+        text = _COMMENT_BLOCK[lang].sub("", text)
+    elif style.comments == "terse":
+        text = _COMMENT_BLOCK[lang].sub(r"\1", text)
+    if lang == "cuda":
+        if not style.unroll:
+            text = _UNROLL.sub("", text)
+        if not style.restrict:
+            text = text.replace(" __restrict__", "")
+        if style.east_const:
+            text = _EAST_CONST.sub(r"\1\2 const", text)
+        if style.brace_same_line:
+            text = _OWN_LINE_BRACE.sub(_join_brace, text)
+    if style.indent == 2:
+        text = _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
+    return text[1:]

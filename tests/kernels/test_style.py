@@ -1,0 +1,156 @@
+"""Engineer styles: one draw each, applied to every render of a session alike, semantics-preserving rewrites only
+(names renamed consistently and never where a member, keyword argument, string or the task's interface uses them),
+tuning still touches only the tuned lines, and the real compilers accept styled renders."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from generator.write.diversity import mask_digits
+from generator.catalog.hardware import GPUS
+from generator.kernels import compilers, render
+from generator.kernels.style import Style, draw_style, style_texts
+from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
+from generator.catalog.ops import OPS
+from generator.kernelinfer.session import simulate_session
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import legal_on, variants_for
+
+PLAIN = Style(seed=0, camel=False, comments="full", indent=4, brace_same_line=False, east_const=False,
+              constants="define", includes="given", using_alias=False, unroll=True, restrict=True)
+
+
+def _renderable(task):
+    gpu = GPUS[task.gpu]
+    return [v for v in variants_for(task.op, task.impl, task.dtype)
+            if (TEMPLATE_ROOT / task.impl / v.kernel_class / f"{v.tag}{EXTENSIONS[task.impl][0]}").is_file()
+            and legal_on(v, gpu, task.dtype)]
+
+
+def _one_task_per_class():
+    """One task of each (impl, kernel class), with its renderable variants."""
+    seen = {}
+    for t in all_tasks():
+        key = (t.impl, OPS[t.op].kernel_class)
+        if key not in seen and _renderable(t):
+            seen[key] = t
+    return list(seen.values())
+
+
+def test_a_style_is_one_draw_of_the_rows_generator():
+    a, b = np.random.default_rng(7), np.random.default_rng(7)
+    style = draw_style(a, "cuda")
+    b.integers(1 << 62)
+    assert a.random() == b.random()
+    assert draw_style(np.random.default_rng(7), "cuda") == style        # and a pure function of it
+    assert style.codegen_key() == (style.unroll, style.restrict)
+    assert draw_style(np.random.default_rng(7), "triton").constants in ("plain", "annotated")
+
+
+def test_styles_rewrite_every_template_but_never_its_interface_nor_its_tuned_lines():
+    rng = np.random.default_rng(3)
+    for task in _one_task_per_class():
+        op = OPS[task.op]
+        for v in _renderable(task):
+            style = draw_style(rng, task.impl)
+            base = render(task, v, {}, style=style)
+            assert render(task, v, {}, style=style).text == base.text            # deterministic
+            assert not re.search(r"\{\{[A-Z_0-9]+\}\}", base.text)
+            plain = render(task, v, {}).text
+            commented = render(task, v, {}, style=replace(style, comments="full")).text   # every name kept
+            for name in set(re.findall(r"[A-Za-z_]\w*", op.signature(task.impl, task.dtype))) - {"__restrict__"}:
+                if re.search(rf"\b{name}\b", plain):
+                    assert re.search(rf"\b{name}\b", commented), (v.tag, name)
+            for name, values in v.params.items():
+                if len(values) < 2:
+                    continue
+                tuned = render(task, v, {name: values[1]}, style=style).text.splitlines()
+                old = base.text.splitlines()
+                assert len(tuned) == len(old), (task.op, v.tag, name)
+                changed = [(a, b) for a, b in zip(old, tuned) if a != b]
+                assert changed and all(name in b for _a, b in changed), (task.op, v.tag, name, changed)
+
+
+def test_renames_are_consistent_and_skip_members_strings_keywords_and_protected_names():
+    cuda = ('__device__ int warp_sum(int lane) { int row = lane; asm("bar.sync 0;"); return row + s.acc; }\n'
+            'int acc = 1; int bar = 2; int tile = 3; int smem = row;\n')
+    styles = [replace(PLAIN, seed=s) for s in range(40)]
+    renamed_row = set()
+    for style in styles:
+        (text,) = style_texts((cuda,), "cuda", frozenset({"tile"}), style)
+        assert '"bar.sync 0;"' in text                          # strings untouched
+        assert "s.acc" in text and "int acc = 1" in text        # a member name anywhere blocks the rename
+        assert "int tile = 3" in text                           # protected
+        row = re.search(r"int (\w+) = \w+; asm", text).group(1)
+        assert text.count(row) == cuda.count("row")             # every use renamed alike
+        renamed_row.add(row)
+    assert len(renamed_row) > 1
+    py = "def f(acc, offs_n):\n    return g(acc=acc) + offs_n\n"
+    for style in styles:
+        (text,) = style_texts((py,), "triton", frozenset(), style)
+        assert "g(acc=acc)" in text                             # used as a keyword argument: kept
+        new = re.search(r"def f\(acc, (\w+)\)", text).group(1)
+        assert text.endswith(f"+ {new}\n")
+
+
+def test_styles_make_the_same_variant_read_differently():
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda")
+    v = _renderable(task)[-1]
+    rng = np.random.default_rng(11)
+    texts = {mask_digits(render(task, v, {}, style=draw_style(rng, "cuda")).text) for _ in range(60)}
+    assert len(texts) >= 57
+
+
+def test_a_session_holds_one_style_and_tune_steps_change_only_constants():
+    task = next(t for t in all_tasks() if t.op == "flash_decode" and t.impl == "cuda")
+    row = simulate_session(task, np.random.default_rng(5))
+    turns = [m["content"] for m in row["messages"] if m["role"] == "assistant"]
+    by_tag: dict[str, set[str]] = {}
+    for text, step in zip(turns, row["trace"]):
+        if step["status"] == "ok":
+            by_tag.setdefault(step["tag"], set()).add(mask_digits(text))
+    assert all(len(masked) == 1 for masked in by_tag.values()), {t: len(m) for t, m in by_tag.items()}
+    for (before, a), (after, b) in zip(zip(turns, row["trace"]), list(zip(turns, row["trace"]))[1:]):
+        if b["kind"] == "tune" and a["tag"] == b["tag"] and a["status"] == b["status"] == "ok":
+            old, new = before.splitlines(), after.splitlines()
+            assert len(old) == len(new)
+            diff = [n for o, n in zip(old, new) if o != n]
+            assert len(diff) <= len(b["params"]) and all(any(k in n for k in b["params"]) for n in diff)
+
+
+needs_nvcc = pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found")
+
+
+@pytest.mark.compiler
+@needs_nvcc
+def test_styled_cuda_renders_compile():
+    """Every dimension's non-default value at once, on templates that use what the style rewrites (shuffles,
+    `#pragma unroll`, `__restrict__`, inline PTX): nvcc builds them."""
+    extreme = Style(seed=12345, camel=True, comments="none", indent=2, brace_same_line=True, east_const=True,
+                    constants="static_constexpr", includes="sorted", using_alias=True, unroll=False, restrict=False)
+    picks = {("rmsnorm", "warp_shuffle"), ("flash_decode", "split_kv")}
+    sources = []
+    for task in all_tasks():
+        for v in _renderable(task) if task.impl == "cuda" and task.gpu == "h100" else ():
+            if (task.op, v.tag) in picks:
+                picks.discard((task.op, v.tag))
+                sources.append(render(task, v, {}, style=extreme))
+    assert sources
+    for out in compilers.compile_cuda(sources, jobs=2):
+        assert out.status == "ok", out
+
+
+def test_styles_pick_among_a_templates_structural_alternatives():
+    from generator.kernels.templating import alternatives, template_path
+
+    path = template_path("cuda", "rownorm", "block_reduce")
+    options = alternatives(path)
+    assert options[0] == path and [p.name for p in options[1:]] == ["block_reduce~warp_finish.cu"]
+    task = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda")
+    v = next(v for v in variants_for(task.op, task.impl, task.dtype) if v.tag == "block_reduce")
+    finished = {"__shfl_down_sync" in render(task, v, {}, style=replace(PLAIN, seed=s)).text for s in range(16)}
+    assert finished == {True, False}                  # both ways are written, each by some engineers
+    assert replace(PLAIN, seed=3).pick(options) == replace(PLAIN, seed=3).pick(options)

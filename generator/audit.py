@@ -29,7 +29,7 @@ from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaul
 
 MISSING_TEMPLATES: set[str] = set()   # variants the catalog skipped because no template file exists yet
 RENDER_ERRORS: dict[str, str] = {}    # op/impl/variant -> why its template did not render
-ARCH_OF = {"h100": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_5090": "sm_120"}   # one GPU per arch
+ARCH_OF = {"h100": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_5090": "sm_120a"}   # one GPU per arch
 
 _KIND_PATTERNS = (
     ("undefined_identifier", r'identifier ".*" is undefined|NameError\('),
@@ -282,9 +282,7 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                     body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
                     exp = expected_from_feedback(step["status"], body)
                     text = msgs[i]["content"]
-                    arch = row["arch"]
-                    if arch == "sm_120" and re.search(r"kind::(?:f8f6f4|mxf4nvf4|mxf8f6f4)", text):
-                        arch = "sm_120a"
+                    arch = row["arch"]   # the stated target, compiled as stated: never substituted
                     if row["impl"] == "triton":
                         arch = f"sm_{GPUS[row['gpu']].cc}"
                     name = re.match(r"(\S+?)\(\d+\):", exp.message)

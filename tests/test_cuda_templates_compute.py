@@ -85,7 +85,7 @@ DTYPE_PATHS = (
 # (op, tag, dtype, gpu, text the first ptxas error must contain): the arch mistakes.
 GATED = (
     ("gemm_fp16", "wgmma_tma", "fp16", "a100", "requires .target sm_90"),
-    ("gemm_fp16", "persistent", "bf16", "rtx_5090", "not supported on .target 'sm_120'"),
+    ("gemm_fp16", "persistent", "bf16", "rtx_5090", "not supported on .target 'sm_120a'"),
     ("fp8_gemm", "mma_sync", "fp8", "a100", "requires .target sm_89 or higher"),
     ("fp4_gemm", "cp_async_pipeline", "fp4", "h100", "not supported on .target 'sm_90a'"),
     ("flash_prefill", "tma_pipeline", "fp16", "a10", "requires .target sm_90"),

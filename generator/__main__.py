@@ -16,6 +16,7 @@ COMMANDS = {
     "kernelswarm": ("generator.cli_kernelswarm", "generate the kernelswarm dataset folder"),
     "validate": ("generator.validate", "validate JSONL files or generated dataset folders"),
     "audit-compile": ("generator.audit", "compile a sample of kernels with real nvcc/Triton"),
+    "record-resources": ("generator.kernels.resources", "record ptxas register/smem figures into resources.tsv"),
 }
 
 

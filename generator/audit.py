@@ -254,7 +254,7 @@ def expected_from_feedback(status: str, text: str) -> Expected:
                         "triton", None, m.group(1), last)
     if m.group(2) or "OutOfResources" in line:
         kind = "triton_out_of_resources" if "OutOfResources" in line else "dyn_smem_over_cap"
-        return Expected(status, kind, "runtime", None, line)
+        return Expected(status, kind, "runtime", None, line, text)
     tool = "ptxas" if line.startswith("ptxas") else "nvcc"
     num = re.match(r"\S+\((\d+)\):", line)
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
@@ -330,7 +330,9 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
                 alone = compilers.compile_cuda([cuda[i].source for i in again], modes=["alone"] * len(again), jobs=jobs)
                 for i, o in zip(again, alone):
                     outs[i] = o
-            verdicts += [judge(c, o) for c, o in zip(cuda, outs)]
+            cuda_verdicts = [judge(c, o) for c, o in zip(cuda, outs)]
+            _check_register_claims(cuda, cuda_verdicts)
+            verdicts += cuda_verdicts
     if triton:
         why = compilers.triton_unavailable()
         if why:
@@ -360,6 +362,38 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
     }
 
 
+_REG_CLAIM = re.compile(r"(\d+) registers x (\d+) threads > (\d+)")
+
+
+def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> None:
+    """A claimed register launch failure agrees only when ptxas -v reports the quoted count and it really
+    exceeds the quoted limit."""
+    import tempfile
+    from generator.kernels.resources import ptxas_usage
+
+    for c, v in zip(cuda, verdicts):
+        m = _REG_CLAIM.search(f"{c.expected.message}\n{c.expected.context}")
+        if not m:
+            continue
+        regs, threads, limit = map(int, m.groups())
+        with tempfile.TemporaryDirectory(prefix="ks_audit_regs_") as tmp:
+            real = ptxas_usage([c.source], Path(tmp))[0][0]
+        v.real_first = f"ptxas -v: {real} registers"
+        if real != regs or real * threads <= limit:
+            v.agree, v.why = False, f"register claim: quoted {regs} x {threads}, ptxas reports {real} registers"
+        v.exact_text = v.agree
+
+
+def resource_table_note() -> str | None:
+    """A warning when resources.tsv was recorded with another nvcc than the installed one."""
+    from generator.kernels.resources import read_table, tool_version, COMMAND
+    recorded, installed = read_table()[0], tool_version()
+    if installed and recorded != installed:
+        return (f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
+                f"{installed!r}: rerun `{COMMAND}`")
+    return None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", nargs="?", type=Path, help="a generated kernelinfer dataset folder")
     parser.add_argument("--catalog", action="store_true", help="audit the renderer directly (no dataset needed)")
@@ -386,6 +420,9 @@ def run(args) -> int:
         print(exc, file=sys.stderr)
         return 2
     report = audit(cands, jobs=args.jobs)
+    note = resource_table_note()
+    if note:
+        print(note)
     if report["missing_templates"]:
         print(f"audit-compile: {len(report['missing_templates'])} variants have no template yet (skipped): "
               f"{', '.join(report['missing_templates'][:12])}{' ...' if len(report['missing_templates']) > 12 else ''}")

@@ -107,7 +107,8 @@ def test_launch_limits_speak_like_the_tools():
     assert "invalid argument" in launch_limits(variant("gemm", "wgmma_tma", "cuda"), big, "h100", "fp16")
 
 
-def test_register_and_thread_limits_fail_somewhere():
+def test_dynamic_smem_limits_fail_somewhere_and_registers_never_without_a_task():
+    """A register refusal needs ptxas's record for the task's render (tests/test_resources.py)."""
     reasons = set()
     for v in VARIANTS:
         if "cuda" not in v.impls:
@@ -116,7 +117,7 @@ def test_register_and_thread_limits_fail_somewhere():
             r = launch_limits(v, p, "h100", "fp16")
             if r:
                 reasons.add(r.split(":")[0])
-    assert {"too many resources requested for launch", "invalid argument"} <= reasons
+    assert "invalid argument" in reasons and "too many resources requested for launch" not in reasons
 
 
 def test_the_docstring_table_lists_every_variant_with_its_params():

@@ -5,8 +5,8 @@ kind and, for nvcc and Triton, a line). The audit compiles a stratified sample w
 explicit `-gencode`) and Triton (offline `triton.compile`), classifies the real first diagnostic, and reports
 the agreement rate and every disagreement. `--catalog` samples the renderer directly (op x impl x arch x outcome
 kind); DIR samples the candidates stored in a generated kernelinfer folder (assistant turn = source, trace
-status + feedback = expectation). Launch failures (dynamic shared memory over the cap) are "compiles, launch
-predicted to fail": they agree when the source compiles.
+status + feedback = expectation). Launch failures (status launch_error) are "compiles, launch refused": they agree
+when the source compiles and, for a register refusal, ptxas -v reports the quoted registers.
 """
 from __future__ import annotations
 
@@ -87,7 +87,8 @@ class Verdict:
 def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
     """Compare one expectation with what the compiler did."""
     exp = c.expected
-    compiles_expected = exp.status != "compile_error" or exp.tool == "runtime" and exp.kind != "triton_out_of_resources"
+    compiles_expected = (exp.status in ("ok", "wrong_result")
+                         or exp.status == "launch_error" and exp.kind != "triton_out_of_resources")
     real_kind = diagnostic_kind(out.first) if out.status != "ok" else None
     why, exact = "", False
     if compiles_expected:
@@ -241,7 +242,7 @@ _FIRST = re.compile(r"^\S+\(\d+\): (?:catastrophic )?error: .*$|^ptxas\b.*\berro
 
 def expected_from_feedback(status: str, text: str) -> Expected:
     """Rebuild the expectation of a stored step from its trace status and feedback text."""
-    if status != "compile_error":
+    if status not in ("compile_error", "launch_error"):
         return Expected(status, None, "check", None, "")
     m = _FIRST.search(text)
     if not m:

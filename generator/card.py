@@ -181,7 +181,7 @@ FORMAT_NOTES = {
     "kernelinfer": (
         "One row is one optimization session. `messages` is the training text in chat form: a system turn, the "
         "user's task, then alternating assistant turns (the full kernel source, no prose) and user feedback "
-        "whose first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `wrong_result`). `trace` is "
+        "whose first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `launch_error`, `wrong_result`). `trace` is "
         "compact per-step metadata (variant `tag`, step `kind`, tuned `params`, `status`, `time_ms` null unless "
         "ok, `kept`)."
     ),

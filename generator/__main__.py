@@ -34,6 +34,11 @@ def _publish():
     return publish
 
 
+def _record_resources():
+    from generator.kernels import record_resources
+    return record_resources
+
+
 def _generate():
     from generator.write import generate
     return generate
@@ -44,6 +49,7 @@ TOOLS = {
     "validate": (_validate, "validate JSONL files or generated dataset folders"),
     "audit-compile": (_audit, "compile a sample of kernels with real nvcc/Triton"),
     "upload": (_publish, "publish a generated folder to a Hugging Face Hub dataset repo"),
+    "record-resources": (_record_resources, "record ptxas register/smem figures into catalog/resources.tsv"),
 }
 
 

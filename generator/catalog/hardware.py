@@ -146,7 +146,7 @@ GPUS: dict[str, GPU] = {
                  "tc_tflops": _A6000_SPEC, "fp32_tflops": _A6000_SPEC, "clock_ghz": _A6000_SPEC},
     ),
     "rtx_5090": _gpu(
-        name="rtx_5090", display="GeForce RTX 5090 32GB", arch="sm_120", cc=120, sms=170, clock_ghz=2.407,
+        name="rtx_5090", display="GeForce RTX 5090 32GB", arch="sm_120a", cc=120, sms=170, clock_ghz=2.407,
         dram_gbps=1792.0, l2_mb=96.0,
         # GeForce: FP16/BF16 with FP32 accumulate at half rate (209.5). FP8 with FP32 accumulate: 419 (the
         # whitepaper figure; gpu_facts.md marks 419 vs 838 as a CONFLICT and we take the conservative one).
@@ -154,6 +154,9 @@ GPUS: dict[str, GPU] = {
         fp32_tflops=104.8, fp16_cuda_tflops=104.8,
         smem_static_max=48 * KB, smem_dyn_max=101_376, smem_per_sm=100 * KB,
         regs_per_sm=65_536, max_threads_per_sm=1536, max_blocks_per_sm=32,
+        # The arch-specific target sm_120a (as sm_90a on Hopper): block-scaled fp4 mma.sync is legal only there,
+        # and everything that compiles for sm_120 compiles for it (PTX ISA, "Target ISA notes":
+        # https://docs.nvidia.com/cuda/parallel-thread-execution/#ptx-module-directives-target).
         # No wgmma on sm_120 (mma.sync only); TMA yes; clusters yes (the Programming Guide's feature table lists
         # clusters and DSMEM for 12.x, a __cluster_dims__ kernel ran on an RTX 5090, and ptxas accepts cluster
         # PTX for sm_120 here); TMA multicast and CTA-pair MMA, which sit on top of clusters, are absent.

@@ -21,10 +21,11 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .calibration import DRAM_CEILING, MEM_ARCH, NAIVE_COALESCED_FRAC, TC_CEILING, naive_uncoalesced_frac
-from .hardware import GPU, GPUS, LAUNCH_MS, tc_peak_tflops
-from .ops import ELEMENT_BYTES, OPS
-from .variants import Variant
+from generator.catalog.calibration import DRAM_CEILING, MEM_ARCH, NAIVE_COALESCED_FRAC, TC_CEILING, naive_uncoalesced_frac
+from generator.catalog.hardware import GPU, GPUS, LAUNCH_MS, tc_peak_tflops
+from generator.catalog.ops import ELEMENT_BYTES, OPS
+from generator.catalog.variants import Variant
+from generator.catalog.variants import variants_for
 
 TC_CLASSES = frozenset({"gemm", "attn_decode", "attn_prefill", "conv"})
 LATENCY_S = 600e-9          # DRAM latency to cover with bytes in flight (Little's law)
@@ -105,7 +106,6 @@ def achieved_values(task, time_ms: float) -> tuple[float, float, float, str]:
 
 def baseline_ms(task) -> float:
     """The naive variant (level 0) of the task's impl at its default params."""
-    from .variants import variants_for
     naive = variants_for(task.op, task.impl, task.dtype)[0]
     return time_ms(task, naive, naive.default_params())
 

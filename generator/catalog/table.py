@@ -10,11 +10,11 @@ import sys
 
 import orjson
 
-from .hardware import GPUS, GPU
-from .ops import OPS, Op, shape_label
-from .perf import roofline_ms
-from .tasks import Task
-from .variants import variants_for
+from generator.catalog.hardware import GPUS, GPU
+from generator.catalog.ops import OPS, Op, shape_label
+from generator.catalog.perf import roofline_ms
+from generator.catalog.tasks import Task
+from generator.catalog.variants import variants_for
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from .hardware import GPUS
-from .ops import OPS, shape_label
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS, shape_label
 from generator.sim.seeding import rng_for_purpose
-from .variants import legal_on, variants_for
+from generator.catalog.variants import legal_on, variants_for
 
 
 @dataclass(frozen=True)

@@ -100,9 +100,10 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from .calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
-from .hardware import GPU, GPUS
-from .ops import ELEMENT_BYTES, OPS
+from generator.catalog.calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
+from generator.catalog.hardware import GPU, GPUS
+from generator.catalog.ops import ELEMENT_BYTES, OPS
+from generator.catalog.resources import register_refusal
 
 Params = Mapping[str, int]
 _Fn = Callable[[Params, float, dict], float]
@@ -522,6 +523,15 @@ def check_params(variant: Variant, params: Params) -> None:
             raise ValueError(f"{variant.tag}: {k}={v} not in {variant.params[k]}")
 
 
+def register_suspect(variant: Variant, params: Params, gpu: GPU, dtype: str, task=None) -> bool:
+    """True when the register estimate says a CUDA launch might be refused (Triton caps registers by num_warps
+    and spills instead): the configurations `record-resources` compiles."""
+    if "triton" in variant.impls:
+        return False
+    regs = min(255, int(variant._regs(params, ELEMENT_BYTES[dtype], _dims(variant, task))))
+    return regs * variant.threads(params) > gpu.regs_per_sm
+
+
 def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, task=None) -> str | None:
     """None when the kernel can launch on `gpu`, else the reason, worded as the failing tool reports it.
 
@@ -538,13 +548,11 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
                 f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
     if threads > 1024:
         return f"invalid configuration argument: {threads} threads per block > 1024"
-    if not triton:             # Triton caps registers by num_warps and spills instead: its count is not asked for
-        regs = int(variant._regs(params, e, d))
-        if regs > 255:                           # min(255, regs) without the builtin's call: runs per candidate
-            regs = 255
-        if regs * threads > g.regs_per_sm:
-            return (f"too many resources requested for launch: {regs} registers x {threads} threads "
-                    f"> {g.regs_per_sm} per block")
+    if not triton and register_suspect(variant, params, g, dtype, task):
+        # the estimate only nominates: the claim needs ptxas's recorded figures (catalog/resources.py)
+        refused = register_refusal(task, variant, params, g)
+        if refused:
+            return refused
     if not variant.static_smem and smem > g.smem_dyn_max:
         if triton:
             return (f"out of resource: shared memory, Required: {smem}, Hardware limit: {g.smem_dyn_max}. "

@@ -25,6 +25,7 @@ from generator.registry import DATASETS
 from generator.write.card import render_card
 from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 from generator.check.schemas import SCHEMA_DIR
+from generator.check.validate import InputError, validate_paths
 
 DATA_DIRS = ("batches", "qa_reports")
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
@@ -85,7 +86,6 @@ def dataset_of(folder: Path) -> Dataset:
 
 def validate(folder: Path) -> bool:
     """The project's validator on the whole folder; print its findings; True when all is valid."""
-    from generator.check.validate import InputError, validate_paths
 
     try:
         report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)

@@ -13,7 +13,7 @@ from generator.check.qa import CheckSet
 
 CHECKS = CheckSet("kernelinfer")
 # a feedback turn's first line, matched from the start of the turn up to its first newline or its end
-_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|wrong_result)(?=\n|\Z)")
+_HEADER = re.compile(r"\[t\+(\d+):(\d\d):(\d\d)\] RESULT (ok|compile_error|launch_error|wrong_result)(?=\n|\Z)")
 _SPEEDUP_RTOL = 2e-3     # speedup and times are rounded to a few significant digits
 
 

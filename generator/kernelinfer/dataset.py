@@ -57,7 +57,7 @@ CITATION = """@misc{kernelstrain_kernelinfer,
 FORMAT_NOTES = (
     "One row is one optimization session. `messages` is the training text in chat form: a system turn, the "
     "user's task, then alternating assistant turns (the full kernel source, no prose) and user feedback "
-    "whose first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `wrong_result`). `trace` is "
+    "whose first line is `[t+H:MM:SS] RESULT <status>` (`ok`, `compile_error`, `launch_error`, `wrong_result`). `trace` is "
     "compact per-step metadata (variant `tag`, step `kind`, tuned `params`, `status`, `time_ms` null unless "
     "ok, `kept`). A `tune` step (constants only) fails only for what its new values cause (a launch limit, "
     "shared memory over the cap); typos and wrong results come with structural rewrites and fixes, so "

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 
 from generator.write.aggregate import counter_dict, merge_shards, sig, speedup_summary, summary
 
-STATUSES = ("ok", "compile_error", "wrong_result")
+STATUSES = ("ok", "compile_error", "launch_error", "wrong_result")
 KINDS = ("new_variant", "tune", "fix", "revert")
 ATTEMPTS_DEFINITION = ("number of candidates that reached the benchmark: steps whose kernel compiled, launched, "
                        "passed the correctness check and was timed (status ok)")

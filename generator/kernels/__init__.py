@@ -14,8 +14,10 @@ from typing import Mapping
 from generator.kernels import style as styling, templating
 from generator.kernels.style import Style
 from generator.kernels.templating import TEMPLATE_ROOT, TemplateError
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 
-__all__ = ["Source", "Style", "TemplateError", "compile_arch", "render", "full_params"]
+__all__ = ["Source", "Style", "TemplateError", "render", "full_params"]
 
 _SUFFIX = {"cuda": ".cu", "triton": ".py"}
 
@@ -28,14 +30,7 @@ class Source:
     text: str
     filename: str        # e.g. "flash_decode_split_kv.cu": the name nvcc/Triton diagnostics print
     lang: str            # "cuda" | "triton"
-    compile_arch: str    # the -gencode target ("sm_90a", "sm_120a", "sm_86"); Triton uses its cc
-
-
-def compile_arch(gpu, requires: frozenset[str]) -> str:
-    """The GPU's own arch, except that fp4 mma on sm_120 needs the arch-specific sm_120a target."""
-    if gpu.arch == "sm_120" and "fp4_mma" in requires:
-        return "sm_120a"
-    return gpu.arch
+    compile_arch: str    # the -gencode target, always the GPU's arch ("sm_90a", "sm_120a", "sm_86"); Triton: its cc
 
 
 def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
@@ -71,11 +66,9 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
     """The variant's template (and op snippet) bound to everything about the task, leaving the tuned
     parameters open; whether a slot other than TUNED_CONSTANTS is left (most templates have none); the source's
     file name and compile arch. With a style, the template texts are restyled before they are bound."""
-    from generator.catalog.hardware import GPUS
-    from generator.catalog.ops import OPS
 
     gpu, op, lang = GPUS[task.gpu], OPS[task.op], task.impl
-    arch = compile_arch(gpu, variant.requires_for(task.dtype))
+    arch = gpu.arch
     values = {
         "OP": task.op, "VARIANT": variant.tag, "KERNEL_CLASS": variant.kernel_class,
         "KERNEL_NAME": f"{task.op}_{variant.tag}", "GPU": gpu.name, "GPU_DISPLAY": gpu.display,

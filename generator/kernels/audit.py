@@ -5,8 +5,8 @@ kind and, for nvcc and Triton, a line). The audit compiles a stratified sample w
 explicit `-gencode`) and Triton (offline `triton.compile`), classifies the real first diagnostic, and reports
 the agreement rate and every disagreement. `--catalog` samples the renderer directly (op x impl x arch x outcome
 kind); DIR samples the candidates stored in a generated kernelinfer folder (assistant turn = source, trace
-status + feedback = expectation). Launch failures (dynamic shared memory over the cap) are "compiles, launch
-predicted to fail": they agree when the source compiles.
+status + feedback = expectation). Launch failures (status launch_error) are "compiles, launch refused": they agree
+when the source compiles and, for a register refusal, ptxas -v reports the quoted registers.
 """
 from __future__ import annotations
 
@@ -26,10 +26,20 @@ from generator.kernels import Source, TemplateError
 from generator.kernels import compilers
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
+from generator.catalog.hardware import GPUS
+from generator.catalog.resources import read_table
+from generator.catalog.variants import launch_limits
+from generator.catalog.variants import legal_on, variants_for
+from generator.kernels.faults import expect_clean, inject
+from generator.kernels.record_resources import ptxas_usage
+from generator.kernels.style import draw_style
+from generator.catalog.tasks import all_tasks
+from generator.kernels import render
+from generator.kernels.record_resources import COMMAND, tool_version
 
 MISSING_TEMPLATES: set[str] = set()   # variants the catalog skipped because no template file exists yet
 RENDER_ERRORS: dict[str, str] = {}    # op/impl/variant -> why its template did not render
-ARCH_OF = {"h100": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_5090": "sm_120"}   # one GPU per arch
+ARCH_OF = {"h100": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_5090": "sm_120a"}   # one GPU per arch
 
 _KIND_PATTERNS = (
     ("undefined_identifier", r'identifier ".*" is undefined|NameError\('),
@@ -87,7 +97,8 @@ class Verdict:
 def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
     """Compare one expectation with what the compiler did."""
     exp = c.expected
-    compiles_expected = exp.status != "compile_error" or exp.tool == "runtime" and exp.kind != "triton_out_of_resources"
+    compiles_expected = (exp.status in ("ok", "wrong_result")
+                         or exp.status == "launch_error" and exp.kind != "triton_out_of_resources")
     real_kind = diagnostic_kind(out.first) if out.status != "ok" else None
     why, exact = "", False
     if compiles_expected:
@@ -124,7 +135,6 @@ def _strip_ptx_where(line: str) -> str:
 # ---- catalog sampling ------------------------------------------------------------------------------------
 
 def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
-    from generator.catalog.variants import launch_limits
 
     combos = variant.all_params()
     if want_fail:   # over the limit with the smallest tiles (compile time grows with tile size), then least smem
@@ -141,11 +151,6 @@ def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
 
 def catalog_candidates(n: int, seed: int) -> list[Candidate]:
     """A stratified sample: strata (op, impl, arch, outcome kind), visited kind by kind, wide coverage first."""
-    from generator.catalog.hardware import GPUS
-    from generator.kernels import render
-    from generator.kernels.faults import expect_clean, inject
-    from generator.catalog.tasks import all_tasks
-    from generator.catalog.variants import legal_on, variants_for
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7301]))
     tasks: dict[tuple, object] = {}
@@ -199,8 +204,6 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
 
 
 def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candidate | None:
-    from generator.kernels.style import draw_style
-    from generator.catalog.variants import launch_limits
 
     want_fail = kind in ("dyn_smem_over_cap", "triton_out_of_resources")
     params = v.default_params()
@@ -242,7 +245,7 @@ _FIRST = re.compile(r"^\S+\(\d+\): (?:catastrophic )?error: .*$|^ptxas\b.*\berro
 
 def expected_from_feedback(status: str, text: str) -> Expected:
     """Rebuild the expectation of a stored step from its trace status and feedback text."""
-    if status != "compile_error":
+    if status not in ("compile_error", "launch_error"):
         return Expected(status, None, "check", None, "")
     m = _FIRST.search(text)
     if not m:
@@ -255,7 +258,7 @@ def expected_from_feedback(status: str, text: str) -> Expected:
                         "triton", None, m.group(1), last)
     if m.group(2) or "OutOfResources" in line:
         kind = "triton_out_of_resources" if "OutOfResources" in line else "dyn_smem_over_cap"
-        return Expected(status, kind, "runtime", None, line)
+        return Expected(status, kind, "runtime", None, line, text)
     tool = "ptxas" if line.startswith("ptxas") else "nvcc"
     num = re.match(r"\S+\((\d+)\):", line)
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
@@ -263,7 +266,6 @@ def expected_from_feedback(status: str, text: str) -> Expected:
 
 def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
     """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
-    from generator.catalog.hardware import GPUS
 
     files = sorted((folder / "batches").glob("*.jsonl")) or [folder / "sessions.jsonl"]
     if not files[0].is_file():
@@ -283,9 +285,7 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                     body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
                     exp = expected_from_feedback(step["status"], body)
                     text = msgs[i]["content"]
-                    arch = row["arch"]
-                    if arch == "sm_120" and re.search(r"kind::(?:f8f6f4|mxf4nvf4|mxf8f6f4)", text):
-                        arch = "sm_120a"
+                    arch = row["arch"]   # the stated target, compiled as stated: never substituted
                     if row["impl"] == "triton":
                         arch = f"sm_{GPUS[row['gpu']].cc}"
                     name = re.match(r"(\S+?)\(\d+\):", exp.message)
@@ -333,7 +333,9 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
                 alone = compilers.compile_cuda([cuda[i].source for i in again], modes=["alone"] * len(again), jobs=jobs)
                 for i, o in zip(again, alone):
                     outs[i] = o
-            verdicts += [judge(c, o) for c, o in zip(cuda, outs)]
+            cuda_verdicts = [judge(c, o) for c, o in zip(cuda, outs)]
+            _check_register_claims(cuda, cuda_verdicts)
+            verdicts += cuda_verdicts
     if triton:
         why = compilers.triton_unavailable()
         if why:
@@ -363,6 +365,36 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
     }
 
 
+_REG_CLAIM = re.compile(r"(\d+) registers x (\d+) threads > (\d+)")
+
+
+def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> None:
+    """A claimed register launch failure agrees only when ptxas -v reports the quoted count and it really
+    exceeds the quoted limit."""
+    import tempfile
+
+    for c, v in zip(cuda, verdicts):
+        m = _REG_CLAIM.search(f"{c.expected.message}\n{c.expected.context}")
+        if not m:
+            continue
+        regs, threads, limit = map(int, m.groups())
+        with tempfile.TemporaryDirectory(prefix="ks_audit_regs_") as tmp:
+            real = ptxas_usage([c.source], Path(tmp))[0][0]
+        v.real_first = f"ptxas -v: {real} registers"
+        if real != regs or real * threads <= limit:
+            v.agree, v.why = False, f"register claim: quoted {regs} x {threads}, ptxas reports {real} registers"
+        v.exact_text = v.agree
+
+
+def resource_table_note() -> str | None:
+    """A warning when resources.tsv was recorded with another nvcc than the installed one."""
+    recorded, installed = read_table()[0], tool_version()
+    if installed and recorded != installed:
+        return (f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
+                f"{installed!r}: rerun `{COMMAND}`")
+    return None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", nargs="?", type=Path, help="a generated kernelinfer dataset folder")
     parser.add_argument("--catalog", action="store_true", help="audit the renderer directly (no dataset needed)")
@@ -389,6 +421,9 @@ def run(args) -> int:
         print(exc, file=sys.stderr)
         return 2
     report = audit(cands, jobs=args.jobs)
+    note = resource_table_note()
+    if note:
+        print(note)
     if report["missing_templates"]:
         print(f"audit-compile: {len(report['missing_templates'])} variants have no template yet (skipped): "
               f"{', '.join(report['missing_templates'][:12])}{' ...' if len(report['missing_templates']) > 12 else ''}")

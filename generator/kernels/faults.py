@@ -48,7 +48,7 @@ TRITON_SMEM_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448
 class Expected:
     """What the real tool does with a candidate."""
 
-    status: str              # ok | compile_error | wrong_result
+    status: str              # ok | compile_error | launch_error (compiled, launch refused) | wrong_result
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
@@ -1315,7 +1315,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
         if reason and "shared memory" in reason:
             need = variant.smem_bytes(full, task.dtype, task)
             limit = TRITON_SMEM_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
-            return Expected("compile_error", "triton_out_of_resources", "runtime", None,
+            return Expected("launch_error", "triton_out_of_resources", "runtime", None,
                             f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
                             f"{need}, Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
         return OK
@@ -1323,7 +1323,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
     if gated:
         return _ptxas_arch(source, gated)
     if missing:   # e.g. clusters: compiles everywhere, the launch is refused
-        return Expected("compile_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
+        return Expected("launch_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
                         f"cluster launch needs {', '.join(sorted(missing))}, which {gpu.display} lacks")
     full = full_params(variant, params)
     reason = launch_limits(variant, full, gpu, task.dtype, task)
@@ -1332,7 +1332,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
     if reason:
         err = ("invalid configuration argument" if "thread" in reason else
                "too many resources requested for launch" if "register" in reason else "invalid argument")
-        return Expected("compile_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
+        return Expected("launch_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
 
 
@@ -1350,7 +1350,7 @@ def _static_over_limit(source: Source, smem: int) -> Expected:
     accept more at compile time, and then the launch is refused."""
     limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
     if smem <= limit:
-        return Expected("compile_error", "dyn_smem_over_cap", "runtime", None,
+        return Expected("launch_error", "dyn_smem_over_cap", "runtime", None,
                         "CUDA error: too many resources requested for launch",
                         f"{smem} bytes of static shared memory > 49152 without the opt-in attribute")
     code = code_view(source.text, "cuda")

@@ -14,6 +14,7 @@ from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
+from generator.catalog.hardware import GPUS
 
 CHECKS = CheckSet("kernelswarm")
 _SPEEDUP_RTOL = 2e-3
@@ -177,7 +178,6 @@ def _physics(row):
 
 @CHECKS.check("arch_gating", "no variant passes on a GPU that lacks a feature it needs")
 def _arch_gating(row):
-    from generator.catalog.hardware import GPUS
 
     have = GPUS[row["gpu"]].features
     for m in _results(row):

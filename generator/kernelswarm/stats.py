@@ -12,7 +12,7 @@ import numpy as np
 
 from generator.write.aggregate import counter_dict, merge_shards, sig, speedup_summary, summary
 
-RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
+RESULT_STATUSES = ("ok", "compile_error", "launch_error", "wrong_result", "unsupported_arch")
 LIST_KEYS = ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")
 COUNTER_KEYS = ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes")
 

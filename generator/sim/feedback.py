@@ -80,7 +80,7 @@ def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
 def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:
     """The body after the RESULT line for one step (see the module docstring); positional arguments too, for the
     workbench's call on every step."""
-    if expected.status == "compile_error":
+    if expected.status in ("compile_error", "launch_error"):
         return _compile_error(task, expected)
     if expected.status == "wrong_result":
         return _correctness(task, expected.kind, rng)

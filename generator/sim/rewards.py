@@ -11,12 +11,13 @@ import math
 
 NO_IMPROVEMENT = -0.05
 COMPILE_ERROR = -0.1
+LAUNCH_ERROR = COMPILE_ERROR   # compiled but the launch was refused: a kernel that never ran, as a compile error
 WRONG_RESULT = -0.3
 UNSUPPORTED_ARCH = -0.05
 DIGITS = 6          # rewards are stored rounded to this many decimals
-RESULT_STATUSES = ("ok", "compile_error", "wrong_result", "unsupported_arch")
+RESULT_STATUSES = ("ok", "compile_error", "launch_error", "wrong_result", "unsupported_arch")
 
-_PENALTY = {"compile_error": COMPILE_ERROR, "wrong_result": WRONG_RESULT, "unsupported_arch": UNSUPPORTED_ARCH}
+_PENALTY = {"compile_error": COMPILE_ERROR, "launch_error": LAUNCH_ERROR, "wrong_result": WRONG_RESULT, "unsupported_arch": UNSUPPORTED_ARCH}
 
 
 def result_reward(status: str, time_ms: float | None, prev_best_ms: float) -> float:

@@ -114,8 +114,8 @@ What is modelled:
 - **Physics**: each task's roofline time (minimum DRAM traffic over peak bandwidth, FLOPs over the dtype's
   tensor-core peak, plus launch overhead); no `ok` time is ever below it. Best kernels land at efficiencies
   published kernels reach, baselines at what naive kernels get.
-- **Architecture gating**: wgmma only on sm_90a, TMA on sm_90+/sm_120, fp8 tensor cores on sm_89+, fp4 only on
-  sm_120a; per-block shared-memory caps (227 KB sm_90, 163 KB sm_80, 99 KB sm_86/sm_120; 48 KB static).
+- **Architecture gating**: wgmma only on sm_90a, TMA on sm_90+/sm_120a, fp8 tensor cores on sm_89+, fp4 only on
+  sm_120a; per-block shared-memory caps (227 KB sm_90, 163 KB sm_80, 99 KB sm_86/sm_120a; 48 KB static).
 - **Feedback**: text shaped like what nvcc/ptxas, Triton and a correctness/benchmark harness print, including
   injected real bugs (compile errors, launch failures, wrong results) in otherwise valid kernel sources.
 - **Behaviour**: structural variants first, then tuning; fixes after errors; reverts; diminishing returns.

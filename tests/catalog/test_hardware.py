@@ -4,7 +4,7 @@ import pytest
 from generator.catalog.hardware import FEATURES, GPUS, LAUNCH_MS, has, tc_peak_tflops
 
 ARCH = {"h100": "sm_90a", "h200": "sm_90a", "a100": "sm_80", "a10": "sm_86", "rtx_a6000": "sm_86",
-        "rtx_5090": "sm_120"}
+        "rtx_5090": "sm_120a"}
 
 
 def test_six_gpus_in_interface_order_with_their_arch():

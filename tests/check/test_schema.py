@@ -56,7 +56,7 @@ def test_gpu_decides_arch():
     rules = schemas.compiled("task")
     assert not rules.is_valid(task_row(arch="sm_80"))
     assert rules.is_valid(task_row(gpu="a100", arch="sm_80"))
-    assert rules.is_valid(task_row(gpu="rtx_5090", arch="sm_120"))
+    assert rules.is_valid(task_row(gpu="rtx_5090", arch="sm_120a"))
 
 
 def test_episode_kinds_carry_their_fields_and_roles():

@@ -75,6 +75,8 @@ def _legal_gpu(v, dtype: str, index: int) -> str | None:
 # (op, tag, dtype, gpu): tensor-core paths the rotation alone might miss.
 DTYPE_PATHS = (
     ("fp4_gemm", "mma_sync", "fp4", "rtx_5090"),          # block-scaled mxf4nvf4 mma on sm_120a
+    ("fp4_gemm", "cp_async_pipeline", "fp4", "rtx_5090"), # the 5090's stated arch sm_120a: not only mma_sync
+    ("fp4_gemm", "split_k", "fp4", "rtx_5090"),
     ("fp4_gemm", "dequant_mma", "fp4", "a10"),
     ("fp8_gemm", "cp_async_pipeline", "fp8", "rtx_5090"),  # e4m3 mma.sync
     ("fp8_blockwise_gemm", "wgmma_tma", "fp8", "h100"),    # per-k-block promotion
@@ -87,7 +89,7 @@ DTYPE_PATHS = (
 # (op, tag, dtype, gpu, text the first ptxas error must contain): the arch mistakes.
 GATED = (
     ("gemm_fp16", "wgmma_tma", "fp16", "a100", "requires .target sm_90"),
-    ("gemm_fp16", "persistent", "bf16", "rtx_5090", "not supported on .target 'sm_120'"),
+    ("gemm_fp16", "persistent", "bf16", "rtx_5090", "not supported on .target 'sm_120a'"),
     ("fp8_gemm", "mma_sync", "fp8", "a100", "requires .target sm_89 or higher"),
     ("fp4_gemm", "cp_async_pipeline", "fp4", "h100", "not supported on .target 'sm_90a'"),
     ("flash_prefill", "tma_pipeline", "fp16", "a10", "requires .target sm_90"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, TemplateError, compile_arch, render
+from generator.kernels import Source, TemplateError, render
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT, prelude, tuned_constants
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import legal_on, variants_for
@@ -127,10 +127,10 @@ def test_missing_template_is_a_clear_error(tmp_path):
         render(task, v, {}, root=tmp_path)
 
 
-def test_compile_arch_uses_sm_120a_only_for_fp4_mma():
-    assert compile_arch(GPUS["rtx_5090"], frozenset({"fp4_mma"})) == "sm_120a"
-    assert compile_arch(GPUS["rtx_5090"], frozenset({"tma"})) == "sm_120"
-    assert compile_arch(GPUS["h100"], frozenset({"wgmma"})) == "sm_90a"
+def test_compile_arch_is_the_gpus_stated_arch_for_every_variant():
+    for task in all_tasks()[::97]:
+        for v in variants_for(task.op, task.impl):
+            assert render(task, v, {}).compile_arch == GPUS[task.gpu].arch, (task.label(), v.tag)
 
 
 def test_prelude_and_constants():

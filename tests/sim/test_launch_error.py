@@ -1,0 +1,52 @@
+"""`launch_error`: the kernel compiled but the launch was refused; kept apart from what the compiler refuses."""
+import pytest
+
+from generator.check import qa
+from generator.sim import rewards
+from generator.catalog.hardware import GPUS
+from generator.kernels import render
+from generator.kernels.faults import expect_clean
+from generator.check.schemas import compiled
+from generator.sim.seeding import rng_for
+from generator.kernelinfer.session import simulate_session
+from generator.kernelinfer.stats import STATUSES
+from generator.catalog.tasks import make_task
+from generator.catalog.variants import launch_limits, variants_for
+from generator.kernelinfer.checks import CHECKS as KI_CHECKS
+
+TASK = make_task("flash_prefill", "cuda", "h100", "fp16", {"B": 1, "H": 32, "S": 4096, "D": 128})
+
+
+@pytest.fixture(scope="module")
+def row():
+    return simulate_session(TASK, rng_for(0, 1, 0))
+
+
+def test_a_refused_launch_is_a_launch_error_and_a_compiler_refusal_is_not():
+    statuses = set()
+    for v in variants_for(TASK.op, "cuda"):
+        for params in v.all_params()[::5]:
+            reason = launch_limits(v, params, GPUS["h100"], "fp16", TASK)
+            if reason is None:
+                continue
+            expected = expect_clean(render(TASK, v, params), TASK, v, params)
+            statuses.add(expected.status)
+            assert expected.status == ("compile_error" if reason.startswith("ptxas") else "launch_error"), reason
+    assert "launch_error" in statuses
+
+
+def test_session_reports_launch_error_in_trace_feedback_and_prompt(row):
+    steps = [s for s in row["trace"] if s["status"] == "launch_error"]
+    assert steps and all(s["time_ms"] is None for s in steps)
+    feedback = [m["content"] for m in row["messages"] if m["role"] == "user"][1:]
+    launch = [f for f in feedback if " RESULT launch_error\n" in f]
+    assert len(launch) == len(steps) and all("launch: FAILED" in f for f in launch)
+    assert "launch_error" in row["messages"][0]["content"]
+    report = qa.run_checks(KI_CHECKS, [row], "b", id_field="session_id")
+    assert not qa.failures(report)
+    assert compiled("session").is_valid(row)
+
+
+def test_reward_and_stats_know_launch_error():
+    assert rewards.result_reward("launch_error", None, 1.0) == rewards.COMPILE_ERROR == -0.1
+    assert "launch_error" in STATUSES and "launch_error" in rewards.RESULT_STATUSES

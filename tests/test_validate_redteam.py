@@ -153,6 +153,12 @@ def test_a_shape_holding_a_list_or_object(folder, tmp_path, shape):
     assert ("rows.jsonl", 1, "schema") in kinds(path, path, schema="session")
 
 
+def test_a_deep_row_is_a_finding_not_a_crash(tmp_path):
+    path = one_row_file(tmp_path, b'{"session_id":"s","a":' + b"[" * 1000 + b"1e-11" + b"]" * 1000 + b"}")
+    found = kinds(path)
+    assert ("rows.jsonl", 1, "number_range") in found and ("rows.jsonl", 1, "schema") in found
+
+
 def test_a_deep_stats_document(folder):
     (folder / "stats.json").write_bytes(b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}")
     assert ("stats.json", None, "not_json") in kinds(folder, semantic=False)

@@ -194,21 +194,24 @@ def test_findings_are_one_bounded_line(folder, tmp_path):
 
 
 def _peak_rss_kb(args: list[str], patch: str = "") -> int:
-    """Peak RSS (KB) of `validate ARGS` in a fresh process tree (its pool workers included)."""
-    code = (f"import sys, generator.validate as v; {patch}; from generator.__main__ import main; "
-            f"sys.exit(main(['validate', *sys.argv[1:]]))")
-    script = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
-              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    """Peak RSS (KB) of `validate ARGS` (which must find problems: exit 1) in a fresh process tree, its pool
+    workers included."""
+    code = (f"import sys\nimport generator.validate as v\n{patch}\nfrom generator.__main__ import main\n"
+            "sys.exit(main(['validate', *sys.argv[1:]]))")
+    script = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)"
+              ".returncode; print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", script, sys.executable, "-c", code, *args], capture_output=True,
                          text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=1200, check=True)
-    return int(out.stdout)
+    code, peak = out.stdout.split()
+    assert code == "1", out.stderr
+    return int(peak)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_findings_are_streamed_not_held(tmp_path, fmt):
     """16 times more blank lines, scanned in this process and over a pool of chunks, cost no more memory (held,
     the 245,760 extra findings would take ~60 MB: 1.3 GB for 5M lines before); and never 200 MB."""
-    pool = "v.PARALLEL_MIN_BYTES = 1; v.MIN_CHUNK_BYTES = 4 << 10; v.CHUNK_BYTES = 4 << 10"
+    pool = "v.PARALLEL_MIN_BYTES = 1\nv.MIN_CHUNK_BYTES = 4 << 10\nv.CHUNK_BYTES = 4 << 10"
     for jobs, patch in ((1, ""), (2, pool)):
         peaks = []
         for lines in (16 << 10, 256 << 10):

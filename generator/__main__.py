@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from pathlib import Path
 
 from generator.registry import DATASETS
 
@@ -44,6 +45,12 @@ def _generate():
     return generate
 
 
+def _prog() -> str:
+    """`kernelstrain` when run as the console script, else `python -m generator`."""
+    name = Path(sys.argv[0]).name
+    return name if name == "kernelstrain" else "python -m generator"
+
+
 TOOLS = {
     "catalog": (_catalog, "print the GPU and op catalog with roofline times"),
     "validate": (_validate, "validate JSONL files or generated dataset folders"),
@@ -54,7 +61,22 @@ TOOLS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
+    """The command's exit code; Ctrl-C anywhere (even while modules load) is exit 130 with one line, no traceback."""
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    if code == 130:
+        # CPython 3.11 flags a KeyboardInterrupt that passed through exec() of a string (dataclasses does that while
+        # a module loads) as unhandled, and at exit kills itself with SIGINT instead of returning the code; each
+        # exec() of a string resets that flag first.
+        exec("None")
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = argparse.ArgumentParser(prog=_prog(), description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     argv = sys.argv[1:] if argv is None else argv
     chosen = next((a for a in argv if not a.startswith("-")), None)

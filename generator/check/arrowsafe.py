@@ -48,8 +48,11 @@ def readback(value: float, in_json: bool) -> float | None:
 
 def number_problems(row: dict, json_columns: frozenset[tuple] = frozenset()) -> list[tuple[str, str]]:
     """(JSON path, message) for every int outside int64 and every float the loader would change."""
-    if _all_safe(row, (), json_columns, False):
-        return []
+    try:
+        if _all_safe(row, (), json_columns, False):
+            return []
+    except RecursionError:     # nested deeper than Python recurses (orjson reads 1024 levels): walk without
+        pass
     out: list[tuple[str, str]] = []
     stack: list[tuple[tuple, tuple, bool, object]] = [((), (), False, row)]
     while stack:

@@ -119,20 +119,22 @@ def scan_lines(scan: Scan, semantic_rules: bool) -> Iterator[tuple[int, memoryvi
     scan.lines = lineno
 
 
-MAX_HELD = 10_000    # lines a worker returns per chunk; the caller scans the rest of such a chunk itself
+MAX_HELD = 5_000     # lines with problems a worker returns per chunk; the caller scans the rest of such a chunk
 
 
 def scan_chunk(chunk: Chunk, semantic_rules: bool) -> Scan:
     """The chunk at once, keeping only lines with problems or a record (for a worker process). It stops after
-    MAX_HELD of them, with `resume` set to the byte offset of the next line: a file of millions of broken lines
-    never sits in memory (here or pickled to the parent) as millions of findings."""
+    MAX_HELD lines with problems, with `resume` set to the byte offset of the next line: a file of millions of
+    broken lines never sits in memory (here or pickled to the parent) as millions of findings."""
     scan = Scan(chunk)
     offset = chunk.start
+    held = 0
     for lineno, line, problems, record in scan_lines(scan, semantic_rules):
         offset += len(line)
         if problems or record:
             scan.rows.append((lineno, problems, record))
-            if len(scan.rows) >= MAX_HELD and offset < chunk.end:
+            held += bool(problems)
+            if held >= MAX_HELD and offset < chunk.end:
                 scan.lines, scan.resume = lineno, offset
                 break
     return scan

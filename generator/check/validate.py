@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import errno
+import itertools
 import json
 import multiprocessing
 import os
 import signal
 import stat
 import sys
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -220,8 +221,13 @@ def _scans(chunks: list[Chunk], semantic: bool, jobs: int):
             semantic_rules.rules_for(name)
     pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=_mp_context(), initializer=signal.signal,
                                initargs=(signal.SIGINT, signal.SIG_IGN))     # Ctrl-C: one message, from the parent
+    ahead = iter(chunks)      # at most two chunks a process in flight: finished scans wait in memory for their turn
+    pending = deque(pool.submit(scan_chunk, c, semantic) for c in itertools.islice(ahead, 2 * jobs))
     try:
-        for scan in pool.map(scan_chunk, chunks, [semantic] * len(chunks)):
+        while pending:
+            scan = pending.popleft().result()
+            for chunk in itertools.islice(ahead, 1):
+                pending.append(pool.submit(scan_chunk, chunk, semantic))
             yield scan, iter(scan.rows)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -107,7 +107,7 @@ def test_a_fallback_swap_killed_between_its_renames_is_undone(tmp_path):
 # ------------------------------------------------------------------------------------------- the real command
 def generate(out: Path, *extra: str, **kw) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, "-m", "generator", "kernelinfer", "--out", str(out), "--sessions", "30",
+    return subprocess.Popen([sys.executable, "-m", "generator", "kernelinfer", "--out", str(out), "--sessions", "10",
                              "--holdout", "3", "--num-proc", "1", *extra], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 

@@ -2,7 +2,8 @@
 
 The held-out set is chosen by (op, gpu, shape) group: once a group holds a held-out task, no task of that group
 (any impl or dtype) can appear in training, so an evaluation never sees a problem the training rows solved, and
-kernelswarm can repeat training tasks across episodes without leaking a held-out one.
+kernelswarm can repeat training tasks across episodes without leaking a held-out one. Which groups are held out
+is the fixed benchmark (`generator.scale.benchmark`): it reads neither the seed nor the run's size.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from .hardware import GPUS
 from .ops import OPS, shape_label
 from generator.sim.seeding import rng_for_purpose
 from .variants import legal_on, variants_for
+from generator.scale import benchmark, engineers
 
 
 @dataclass(frozen=True)
@@ -95,31 +97,29 @@ def all_tasks(ops: Iterable[str] | None = None) -> tuple[Task, ...]:
 
 @dataclass(frozen=True)
 class Split:
-    train: tuple[Task, ...]      # n_train distinct tasks (or the whole training pool when n_train is None)
-    holdout: tuple[Task, ...]    # n_holdout tasks, one per (op, gpu, shape) group
+    train: tuple[Task, ...]      # one task per training row (or the whole training pool when n_train is None)
+    holdout: tuple[Task, ...]    # n_holdout tasks, one per benchmark group, in benchmark order
+    engineers: tuple[int, ...]   # the engineer of each training row (0 unless rows outnumber tasks)
 
 
 def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
-                stream: int) -> Split:
-    """Pick `n_holdout` held-out tasks (one per group, from distinct groups) and `n_train` training tasks from
-    the groups left, deterministically from `seed` and the dataset's `stream`. Raises ValueError when the catalog is too small."""
+                stream: int, benchmark_size: int = 195) -> Split:
+    """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training) and
+    `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the pool's
+    size a task gets several engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError when the catalog is too small."""
     tasks = all_tasks(ops)
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
         groups.setdefault(t.group(), []).append(t)
-    keys = list(groups)  # insertion order = catalog order: deterministic
-    if n_holdout > len(keys):
-        raise ValueError(f"asked for {n_holdout} held-out tasks but only {len(keys)} (op, gpu, shape) groups exist")
-    rng = rng_for_purpose(seed, stream, "split")
-    order = rng.permutation(len(keys))
-    held_keys = [keys[i] for i in order[:n_holdout]]
-    holdout = tuple(groups[k][int(rng.integers(len(groups[k])))] for k in held_keys)
+    if n_holdout > benchmark_size:
+        raise ValueError(f"asked for {n_holdout} held-out tasks but benchmark {benchmark.VERSION} has "
+                         f"{benchmark_size}")
+    held_keys = benchmark.held_groups(tuple(groups), benchmark_size)
+    holdout = tuple(benchmark.representative(groups[k]) for k in held_keys[:n_holdout])
     held = set(held_keys)
     pool = [t for t in tasks if t.group() not in held]
     if n_train is None:
-        return Split(tuple(pool), holdout)
-    if n_train > len(pool):
-        raise ValueError(f"asked for {n_train} training tasks but only {len(pool)} remain after holding out "
-                         f"{n_holdout} groups")
-    pick = sorted(rng.choice(len(pool), size=n_train, replace=False).tolist())
-    return Split(tuple(pool[i] for i in pick), holdout)
+        return Split(tuple(pool), holdout, (0,) * len(pool))
+    rng = rng_for_purpose(seed, stream, "split")
+    picks = engineers.pick(rng, len(pool), n_train, "training tasks")
+    return Split(tuple(pool[i] for _, i in picks), holdout, tuple(e for e, _ in picks))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from generator.dataset import Dataset
 from generator.kernelswarm import features, stats
 from generator.kernelswarm.checks import CHECKS
-from generator.kernelswarm.plan import STREAM, episode, plan
+from generator.kernelswarm.plan import BENCHMARK_SIZE, STREAM, episode, plan
 from generator.layout import shard_range
 from generator.sim.workbench import holdout_row
 
@@ -24,7 +24,7 @@ def holdout_rows(seed: int, episodes: int, holdout: int) -> list[dict]:
 
 KERNELSWARM = Dataset(
     name="kernelswarm", title="kernelstrain — kernelswarm", row_unit="episode", count_flag="episodes",
-    default_rows=2400, default_holdout=100, stream=STREAM, id_field="episode_id", merged_file="episodes.jsonl",
+    default_rows=2400, default_holdout=BENCHMARK_SIZE, stream=STREAM, id_field="episode_id", merged_file="episodes.jsonl",
     total_key="total_messages", features=features.FEATURES, description=features.DESCRIPTION,
     citation=features.CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=features.FORMAT_NOTES,
     sft_snippet=features.SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,

@@ -17,6 +17,7 @@ import orjson
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
+from generator.scale import benchmark
 from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE
 from generator.write.card import render_card
 from generator.write.writer import OutputError, default_workers, write_dataset
@@ -39,7 +40,8 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(f"--{dataset.count_flag}", dest="rows", type=int_at_least(1), default=dataset.default_rows,
                         help=f"training {dataset.count_flag} (default {dataset.default_rows})")
     parser.add_argument("--holdout", type=int_at_least(0), default=dataset.default_holdout,
-                        help=f"held-out tasks (default {dataset.default_holdout})")
+                        help=f"held-out tasks: the first N of the fixed benchmark {benchmark.VERSION} (default: all "
+                        f"{dataset.default_holdout}); training never holds any of its groups, whatever N")
     parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
                         help="processes that make the shards and validate the output (default: usable CPUs, at "
                         "most 8); the bytes do not depend on it")
@@ -100,8 +102,13 @@ def _finalize(problems: list[str], jobs: int):
     return check
 
 
+def run_options(dataset: Dataset, args) -> dict:
+    """The options stats.json records: the run's, and the held-out benchmark's version."""
+    return {"seed": args.seed, dataset.count_flag: args.rows, "holdout": args.holdout, "benchmark": benchmark.VERSION}
+
+
 def run(dataset: Dataset, args) -> int:
-    options = {"seed": args.seed, dataset.count_flag: args.rows, "holdout": args.holdout}
+    options = run_options(dataset, args)
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:

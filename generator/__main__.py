@@ -13,12 +13,14 @@ from generator.catalog import table
 from generator.check import validate
 from generator.kernels import audit
 from generator.registry import DATASETS
+from generator.scale import cli as scale
 from generator.write import generate
 
 TOOLS = {
     "catalog": (table, "print the GPU and op catalog with roofline times"),
     "validate": (validate, "validate JSONL files or generated dataset folders"),
     "audit-compile": (audit, "compile a sample of kernels with real nvcc/Triton"),
+    "scale": (scale, "generate a dataset as shard tasks on an engine (local, ray, slurm) into any fsspec URL"),
 }
 
 

@@ -77,7 +77,7 @@ def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: li
     return problems
 
 
-def _extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str]):
+def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str]):
     def build(results: list[dict], data_bytes: int) -> dict[str, bytes]:
         problems.extend(cross_shard_problems(dataset, results, holdout_rows))
         for res in results:
@@ -93,7 +93,7 @@ def _extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], prob
     return build
 
 
-def _finalize(problems: list[str], jobs: int):
+def folder_check(problems: list[str], jobs: int):
     """The finished folder through the validator, over as many processes as the shards were made with."""
     def check(folder: Path) -> list[str]:
         report = validate_paths([folder], jobs=jobs)
@@ -119,9 +119,9 @@ def run(dataset: Dataset, args) -> int:
         summary = write_dataset(
             args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout),
             num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=dataset.merged_file, num_proc=args.num_proc,
-            per_shard=functools.partial(shard_summary, dataset), extra_files=_extra_files(dataset, options, holdout_rows,
+            per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems),
-            finalize=_finalize(problems, args.num_proc), options=options)
+            finalize=folder_check(problems, args.num_proc), options=options)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2

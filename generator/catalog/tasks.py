@@ -16,6 +16,7 @@ from .ops import OPS, shape_label
 from generator.sim.seeding import rng_for_purpose
 from .variants import legal_on, variants_for
 from generator.scale import benchmark, engineers
+from generator.scale.models import model_shapes_of
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,17 @@ def make_task(op: str, impl: str, gpu: str, dtype: str, shape: dict[str, int]) -
     return Task(op, impl, gpu, dtype, tuple(shape.items()))
 
 
+def _shapes(name: str, models: bool) -> tuple[dict[str, int], ...]:
+    return model_shapes_of(name) if models else OPS[name].shapes
+
+
 @lru_cache(maxsize=None)
-def _all_tasks(ops: tuple[str, ...] | None) -> tuple[Task, ...]:
+def _all_tasks(ops: tuple[str, ...] | None, models: bool = False) -> tuple[Task, ...]:
     names = OPS if ops is None else ops
     out = []
     for name in names:
         op = OPS[name]
-        for shape in op.shapes:
+        for shape in _shapes(name, models):
             for gpu in GPUS:
                 for impl in op.impls:
                     naive = variants_for(name, impl)[0]
@@ -95,6 +100,11 @@ def all_tasks(ops: Iterable[str] | None = None) -> tuple[Task, ...]:
     return _all_tasks(ops)
 
 
+def model_tasks() -> tuple[Task, ...]:
+    """Every task at a model-configuration shape the catalog lacks (`generator.scale.models`), in catalog order."""
+    return _all_tasks(None, True)
+
+
 @dataclass(frozen=True)
 class Split:
     train: tuple[Task, ...]      # one task per training row (or the whole training pool when n_train is None)
@@ -105,8 +115,9 @@ class Split:
 def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
                 stream: int, benchmark_size: int = 195) -> Split:
     """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training) and
-    `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the pool's
-    size a task gets several engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError when the catalog is too small."""
+    `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the
+    catalog's pool the model-configuration tasks join it (all ops only), and past that a task gets several
+    engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError when the catalog is too small."""
     tasks = all_tasks(ops)
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
@@ -120,6 +131,8 @@ def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable
     pool = [t for t in tasks if t.group() not in held]
     if n_train is None:
         return Split(tuple(pool), holdout, (0,) * len(pool))
+    if n_train > len(pool) and ops is None:
+        pool += model_tasks()
     rng = rng_for_purpose(seed, stream, "split")
     picks = engineers.pick(rng, len(pool), n_train, "training tasks")
     return Split(tuple(pool[i] for _, i in picks), holdout, tuple(e for e, _ in picks))

@@ -66,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "slurm":
         return _slurm(spec, args)
     if not args.finish_only:
-        todo = missing(spec, range(*args.shards) if args.shards else None)
-        todo = [i for i in todo if i < spec.shards]
+        todo = missing(spec, range(args.shards[0], min(args.shards[1], spec.shards)) if args.shards else None)
         print(f"{spec.url}: {len(todo)} of {spec.shards} shards to make on {args.engine}", file=sys.stderr)
         try:
             if args.engine == "ray":

@@ -45,15 +45,7 @@ class RunSpec:
 
     def options(self) -> dict:
         """The options stats.json records, as the local CLI records them."""
-        ds = registry.get(self.dataset)
-        return run_options(ds, _Args(self.seed, self.rows, self.holdout))
-
-
-@dataclass(frozen=True)
-class _Args:
-    seed: int
-    rows: int
-    holdout: int
+        return run_options(registry.get(self.dataset), self.seed, self.rows, self.holdout)
 
 
 def done_name(shard: int) -> str:
@@ -75,7 +67,7 @@ def claim(spec: RunSpec) -> None:
 def missing(spec: RunSpec, shards: range | None = None) -> list[int]:
     """The shards (of `shards`, default all) that have no completion marker."""
     store = spec.store
-    return [i for i in (shards or range(spec.shards)) if not store.exists(done_name(i))]
+    return [i for i in (range(spec.shards) if shards is None else shards) if not store.exists(done_name(i))]
 
 
 def make_shard(spec: RunSpec, shard: int) -> int:

@@ -102,13 +102,13 @@ def folder_check(problems: list[str], jobs: int):
     return check
 
 
-def run_options(dataset: Dataset, args) -> dict:
+def run_options(dataset: Dataset, seed: int, rows: int, holdout: int) -> dict:
     """The options stats.json records: the run's, and the held-out benchmark's version."""
-    return {"seed": args.seed, dataset.count_flag: args.rows, "holdout": args.holdout, "benchmark": benchmark.VERSION}
+    return {"seed": seed, dataset.count_flag: rows, "holdout": holdout, "benchmark": benchmark.VERSION}
 
 
 def run(dataset: Dataset, args) -> int:
-    options = run_options(dataset, args)
+    options = run_options(dataset, args.seed, args.rows, args.holdout)
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:

@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ds = registry.get(args.dataset)
-    spec = RunSpec(ds.name, args.out, args.seed, args.rows or ds.default_rows,
+    url = args.out if "://" in args.out else str(Path(args.out).resolve())   # workers may run elsewhere
+    spec = RunSpec(ds.name, url, args.seed, args.rows or ds.default_rows,
                    ds.default_holdout if args.holdout is None else args.holdout)
     try:
         ds.holdout_rows(spec.seed, spec.rows, spec.holdout)        # the split exists for these counts

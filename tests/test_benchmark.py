@@ -68,3 +68,14 @@ def test_190000_sessions_are_accepted_and_too_many_refused():
     assert len(split_tasks(0, 190_000, 195, stream=1).train) == 190_000
     with pytest.raises(ValueError, match="engineers per task"):
         split_tasks(0, 10_000_000, 195, stream=1)
+
+
+def test_every_op_is_benchmarked_in_proportion_to_its_groups():
+    from collections import Counter
+
+    from generator.catalog.tasks import all_tasks
+    groups = Counter(op for op, _gpu, _shape in {t.group() for t in all_tasks()})
+    held = Counter(t.op for t in split(0, 150, BENCHMARK_SIZE).holdout)
+    assert set(held) == set(groups)
+    for op, n in groups.items():
+        assert abs(held[op] - BENCHMARK_SIZE * n / sum(groups.values())) < 1, op

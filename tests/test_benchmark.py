@@ -2,9 +2,12 @@
 size, training never touches it, and runs past the task pool get distinct (task, engineer) rows and ids."""
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
+
 import pytest
 
-from generator.catalog.tasks import split_tasks
+from generator.catalog.tasks import all_tasks, split_tasks
 from generator.kernelinfer.dataset import BENCHMARK_SIZE, split
 from generator.kernelswarm.plan import plan
 from generator.scale import benchmark, engineers
@@ -45,7 +48,6 @@ def test_a_smaller_holdout_is_a_prefix_of_the_benchmark():
 
 def test_the_ranking_is_the_documented_digest():
     group = ("rmsnorm", "h100", (("T", 1), ("H", 4096)))
-    import hashlib
     want = hashlib.blake2b(b"v1|rmsnorm|h100|T=1,H=4096", digest_size=16).digest()
     assert benchmark.group_rank(group) == want
 
@@ -71,9 +73,6 @@ def test_190000_sessions_are_accepted_and_too_many_refused():
 
 
 def test_every_op_is_benchmarked_in_proportion_to_its_groups():
-    from collections import Counter
-
-    from generator.catalog.tasks import all_tasks
     groups = Counter(op for op, _gpu, _shape in {t.group() for t in all_tasks()})
     held = Counter(t.op for t in split(0, 150, BENCHMARK_SIZE).holdout)
     assert set(held) == set(groups)

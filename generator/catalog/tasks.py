@@ -117,7 +117,8 @@ def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable
     """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training) and
     `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the
     catalog's pool the model-configuration tasks join it (all ops only), and past that a task gets several
-    engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError when the catalog is too small."""
+    engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError
+    when the catalog is too small."""
     tasks = all_tasks(ops)
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:

@@ -2,7 +2,8 @@
 
 The held-out set is chosen by (op, gpu, shape) group: once a group holds a held-out task, no task of that group
 (any impl or dtype) can appear in training, so an evaluation never sees a problem the training rows solved, and
-kernelswarm can repeat training tasks across episodes without leaking a held-out one.
+kernelswarm can repeat training tasks across episodes without leaking a held-out one. Which groups are held out
+is the fixed benchmark (`generator.catalog.benchmark`): it reads neither the seed nor the run's size.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Iterable
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS, shape_label
 from generator.sim.seeding import rng_for_purpose
+from generator.catalog import benchmark, engineers
+from generator.catalog.models import model_shapes_of
 from generator.catalog.variants import legal_on, variants_for
 
 
@@ -66,13 +69,17 @@ def make_task(op: str, impl: str, gpu: str, dtype: str, shape: dict[str, int]) -
     return Task(op, impl, gpu, dtype, tuple(shape.items()))
 
 
+def _shapes(name: str, models: bool) -> tuple[dict[str, int], ...]:
+    return model_shapes_of(name) if models else OPS[name].shapes
+
+
 @lru_cache(maxsize=None)
-def _all_tasks(ops: tuple[str, ...] | None) -> tuple[Task, ...]:
+def _all_tasks(ops: tuple[str, ...] | None, models: bool = False) -> tuple[Task, ...]:
     names = OPS if ops is None else ops
     out = []
     for name in names:
         op = OPS[name]
-        for shape in op.shapes:
+        for shape in _shapes(name, models):
             for gpu in GPUS:
                 for impl in op.impls:
                     naive = variants_for(name, impl)[0]
@@ -93,33 +100,40 @@ def all_tasks(ops: Iterable[str] | None = None) -> tuple[Task, ...]:
     return _all_tasks(ops)
 
 
+def model_tasks() -> tuple[Task, ...]:
+    """Every task at a model-configuration shape the catalog lacks (`generator.catalog.models`), in catalog order."""
+    return _all_tasks(None, True)
+
+
 @dataclass(frozen=True)
 class Split:
-    train: tuple[Task, ...]      # n_train distinct tasks (or the whole training pool when n_train is None)
-    holdout: tuple[Task, ...]    # n_holdout tasks, one per (op, gpu, shape) group
+    train: tuple[Task, ...]      # one task per training row (or the whole training pool when n_train is None)
+    holdout: tuple[Task, ...]    # n_holdout tasks, one per benchmark group, in benchmark order
+    engineers: tuple[int, ...]   # the engineer of each training row (0 unless rows outnumber tasks)
 
 
 def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
-                stream: int) -> Split:
-    """Pick `n_holdout` held-out tasks (one per group, from distinct groups) and `n_train` training tasks from
-    the groups left, deterministically from `seed` and the dataset's `stream`. Raises ValueError when the catalog is too small."""
+                stream: int, benchmark_size: int = 195) -> Split:
+    """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training) and
+    `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the
+    catalog's pool the model-configuration tasks join it (all ops only), and past that a task gets several
+    engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError
+    when the catalog is too small."""
     tasks = all_tasks(ops)
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
         groups.setdefault(t.group(), []).append(t)
-    keys = list(groups)  # insertion order = catalog order: deterministic
-    if n_holdout > len(keys):
-        raise ValueError(f"asked for {n_holdout} held-out tasks but only {len(keys)} (op, gpu, shape) groups exist")
-    rng = rng_for_purpose(seed, stream, "split")
-    order = rng.permutation(len(keys))
-    held_keys = [keys[i] for i in order[:n_holdout]]
-    holdout = tuple(groups[k][int(rng.integers(len(groups[k])))] for k in held_keys)
+    if n_holdout > benchmark_size:
+        raise ValueError(f"asked for {n_holdout} held-out tasks but benchmark {benchmark.VERSION} has "
+                         f"{benchmark_size}")
+    held_keys = benchmark.held_groups(tuple(groups), benchmark_size)
+    holdout = tuple(benchmark.representative(groups[k]) for k in held_keys[:n_holdout])
     held = set(held_keys)
     pool = [t for t in tasks if t.group() not in held]
     if n_train is None:
-        return Split(tuple(pool), holdout)
-    if n_train > len(pool):
-        raise ValueError(f"asked for {n_train} training tasks but only {len(pool)} remain after holding out "
-                         f"{n_holdout} groups")
-    pick = sorted(rng.choice(len(pool), size=n_train, replace=False).tolist())
-    return Split(tuple(pool[i] for i in pick), holdout)
+        return Split(tuple(pool), holdout, (0,) * len(pool))
+    if n_train > len(pool) and ops is None:
+        pool += model_tasks()
+    rng = rng_for_purpose(seed, stream, "split")
+    picks = engineers.pick(rng, len(pool), n_train, "training tasks")
+    return Split(tuple(pool[i] for _, i in picks), holdout, tuple(e for e, _ in picks))

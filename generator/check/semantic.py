@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 
 from generator import registry
 from generator.check import qa
+from generator.catalog.models import model_shapes_of
 from generator.catalog.ops import OPS
 
 QA_ONLY = frozenset({
@@ -89,7 +90,7 @@ def _rules(schema: str, checks: tuple, shortcut: qa.Shortcut | None) -> Rules:
 
 
 def task_in_catalog(row: dict) -> str | None:
-    """The op exists, offers this impl and dtype, and the shape is one of the op's own shapes."""
+    """The op exists, offers this impl and dtype, and the shape is one of the op's own or model shapes."""
 
     op = OPS.get(row["op"])
     if op is None:
@@ -98,7 +99,7 @@ def task_in_catalog(row: dict) -> str | None:
         return f"{row['op']} has no {row['impl']} implementation (has {', '.join(op.impls)})"
     if row["dtype"] not in op.dtypes:
         return f"{row['op']} does not take {row['dtype']} (takes {', '.join(op.dtypes)})"
-    if row["shape"] not in op.shapes:
+    if row["shape"] not in op.shapes and row["shape"] not in model_shapes_of(row["op"]):
         keys = ",".join(op.shapes[0])
         return f"shape {row['shape']} is not one of {row['op']}'s shapes (keys {keys})"
     return None

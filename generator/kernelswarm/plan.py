@@ -18,8 +18,10 @@ from generator.catalog.ops import shape_label
 from generator.sim.seeding import rng_for, rng_for_purpose
 from generator.kernelswarm.episode import SCENARIOS, simulate_episode
 from generator.catalog.tasks import Task, split_tasks
+from generator.catalog import engineers
 
 STREAM = 2   # kernelswarm's word in every SeedSequence (kernelinfer has 1)
+BENCHMARK_SIZE = 100   # held-out groups of the fixed benchmark over these ops
 SWARM_IMPLS = {
     "flash_decode": "cuda", "swa_decode": "cuda", "gemm_fp16": "cuda", "int8_gemm": "cuda", "fp8_gemm": "cuda",
     "int4_gemv": "cuda", "rmsnorm": "cuda", "rope": "cuda", "swiglu_act": "cuda", "topk_sample": "cuda",
@@ -32,21 +34,20 @@ SWARM_IMPLS = {
 class Plan:
     episodes: tuple[tuple[Task, str], ...]     # (task, scenario) per episode index
     holdout: tuple[Task, ...]
+    engineers: tuple[int, ...]                 # the engineer of each episode (0 unless episodes outnumber pairs)
 
 
 @lru_cache(maxsize=4)
 def plan(seed: int, episodes: int, holdout: int) -> Plan:
     """The episode assignment for (seed, counts): deterministic, catalog-ordered like the seed's rows."""
-    split = split_tasks(seed, None, holdout, ops=tuple(SWARM_IMPLS), stream=STREAM)
+    split = split_tasks(seed, None, holdout, ops=tuple(SWARM_IMPLS), stream=STREAM, benchmark_size=BENCHMARK_SIZE)
     train = [t for t in split.train if SWARM_IMPLS[t.op] == t.impl]
     held = tuple(t if SWARM_IMPLS[t.op] == t.impl else _with_impl(t) for t in split.holdout)
     pairs = [(t, s) for t in train for s in SCENARIOS]
-    if episodes > len(pairs):
-        raise ValueError(f"asked for {episodes} episodes but only {len(pairs)} (task, scenario) pairs exist")
     rng = rng_for_purpose(seed, STREAM, "split")
     rng.random()   # a stream apart from the one the task split used
-    chosen = sorted(rng.choice(len(pairs), size=episodes, replace=False).tolist())
-    return Plan(tuple(pairs[i] for i in chosen), held)
+    chosen = engineers.pick(rng, len(pairs), episodes, "episodes of distinct (task, scenario) pairs")
+    return Plan(tuple(pairs[i] for _, i in chosen), held, tuple(e for e, _ in chosen))
 
 
 def _with_impl(task: Task) -> Task:

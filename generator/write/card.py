@@ -12,6 +12,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.dataset import Dataset
+from generator.catalog import benchmark
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_SIZE
 from generator.write.parquet import shard_pattern
 
@@ -166,7 +167,9 @@ def _format(dataset: Dataset) -> str:
         f"## Format\n\nJSONL, one row per line. {dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)
         + f"\n\nThe `{HOLDOUT_CONFIG}` config (`{HOLDOUT_FILE}`) holds held-out task specs with no solution: "
-        f"{holdout}. No (op, impl, gpu, dtype, shape) of a held-out task appears in training rows.\n\n"
+        f"{holdout}. They are the fixed benchmark {benchmark.VERSION} (whole (op, gpu, shape) groups chosen by a "
+        "stable hash, the same for every seed and size; `stats.json` names the version under `generator`), and no "
+        "group of it appears in training rows of any seed or size.\n\n"
         f"Files: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` config), `{dataset.merged_file}` "
         "(the same rows concatenated, for convenience; not a config), `tasks_holdout.jsonl`, `stats.json` "
         "(aggregate statistics), `qa_reports/batch_NNN.json` (mechanical checks per batch)."

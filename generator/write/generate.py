@@ -18,6 +18,7 @@ from generator import SCHEMA_VERSION, __version__
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
+from generator.catalog import benchmark
 from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE
 from generator.write.card import render_card
 from generator.write.writer import OutputError, default_workers, write_dataset
@@ -45,7 +46,8 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(f"--{dataset.count_flag}", dest="rows", type=int_at_least(1), default=dataset.default_rows,
                         help=f"training {dataset.count_flag} (default {dataset.default_rows})")
     parser.add_argument("--holdout", type=int_at_least(1), default=dataset.default_holdout,
-                        help=f"held-out tasks (default {dataset.default_holdout}; the holdout config needs one)")
+                        help=f"held-out tasks: the first N of the fixed benchmark {benchmark.VERSION} (default: all "
+                        f"{dataset.default_holdout}); training never holds any of its groups, whatever N")
     parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
                         help="processes that make the shards and validate the output (default: usable CPUs, at "
                         "most 8); the bytes do not depend on it")
@@ -81,7 +83,7 @@ def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: li
     return problems
 
 
-def _extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str]):
+def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str]):
     def build(results: list[dict], data_bytes: int) -> dict[str, bytes]:
         problems.extend(cross_shard_problems(dataset, results, holdout_rows))
         for res in results:
@@ -97,13 +99,19 @@ def _extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], prob
     return build
 
 
-def _finalize(problems: list[str], jobs: int):
+def folder_check(problems: list[str], jobs: int):
     """The finished folder through the validator, over as many processes as the shards were made with."""
     def check(folder: Path) -> list[str]:
         report = validate_paths([folder], jobs=jobs)
         return problems + [f"{f.path}:{f.line}: {f.message}" if f.line else f"{f.path}: {f.message}"
                            for f in report.findings]
     return check
+
+
+def run_options(dataset: Dataset, seed: int, rows: int, holdout: int) -> dict:
+    """The options stats.json records: the run's, and the held-out benchmark's version."""
+    return {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": seed, dataset.count_flag: rows,
+            "holdout": holdout, "benchmark": benchmark.VERSION}
 
 
 def run(dataset: Dataset, args) -> int:
@@ -124,8 +132,7 @@ def run(dataset: Dataset, args) -> int:
 
 
 def _run(dataset: Dataset, args) -> int:
-    options = {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": args.seed,
-               dataset.count_flag: args.rows, "holdout": args.holdout}
+    options = run_options(dataset, args.seed, args.rows, args.holdout)
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:
@@ -136,9 +143,9 @@ def _run(dataset: Dataset, args) -> int:
         summary = write_dataset(
             args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout),
             num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=dataset.merged_file, num_proc=args.num_proc,
-            per_shard=functools.partial(shard_summary, dataset), extra_files=_extra_files(dataset, options, holdout_rows,
+            per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems),
-            finalize=_finalize(problems, args.num_proc), options=options)
+            finalize=folder_check(problems, args.num_proc), options=options)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2

@@ -114,7 +114,7 @@ def test_kernelinfer_split_sizes_disjoint_and_deterministic():
     assert not {t.group() for t in s.train} & {t.group() for t in s.holdout}
     assert len({t.group() for t in s.holdout}) == 195
     assert s == split_tasks(0, 1899, 195, stream=1)
-    assert s.holdout != split_tasks(1, 1899, 195, stream=1).holdout
+    assert s.holdout == split_tasks(1, 1899, 195, stream=1).holdout   # the fixed benchmark
 
 
 def test_kernelswarm_split_keeps_op_gpu_shape_disjoint():
@@ -122,7 +122,7 @@ def test_kernelswarm_split_keeps_op_gpu_shape_disjoint():
     assert {t.op for t in s.train} == set(SWARM_OPS)
     assert not {t.group() for t in s.train} & {t.group() for t in s.holdout}
     with pytest.raises(ValueError, match="only"):
-        split_tasks(0, 10_000, 195, stream=1)
+        split_tasks(0, 1_000_000, 195, stream=1)
 
 
 def test_rng_streams_are_pure_and_distinct():

@@ -1,0 +1,95 @@
+"""`python -m generator scale`: the Ray path and the local engine write the local CLI's bytes, a restart makes
+only the shards without a completion marker, and the Slurm path writes job scripts whose commands the CLI
+accepts (no cluster needed)."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.__main__ import main
+from generator.layout import shard_name
+from generator.scale import cli, engines
+from generator.scale.shards import RunSpec, done_name, make_shard
+
+SEED, ROWS, HOLDOUT = 3, 201, 10          # 3 shards
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file of a generated folder but the runs' own bookkeeping (hidden)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+
+
+@pytest.fixture(scope="module")
+def cli_folder(make_folder, tmp_path_factory) -> Path:
+    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT)
+
+
+def scale(out: Path, *extra: str) -> int:
+    return main(["scale", "kernelinfer", "--out", str(out), "--seed", str(SEED), "--rows", str(ROWS),
+                 "--holdout", str(HOLDOUT), "--workers", "1", *extra])
+
+
+def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
+    pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    assert scale(tmp_path / "ray", "--engine", "ray", "--workers", "2") == 0
+    got, want = files(tmp_path / "ray"), files(cli_folder)
+    assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(3)]
+    assert got == want
+
+
+def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
+    out = tmp_path / "resumed"
+    spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT)
+    for shard in (0, 2):                                   # done before the kill
+        make_shard(spec, shard)
+    (out / shard_name(1)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 1
+    before = {i: (out / shard_name(i)).stat().st_mtime_ns for i in (0, 2)}
+    assert scale(out) == 0
+    assert "1 of 3 shards to make" in capsys.readouterr().err
+    assert {i: (out / shard_name(i)).stat().st_mtime_ns for i in (0, 2)} == before
+    assert files(out) == files(cli_folder)
+    assert scale(out) == 0 and "0 of 3 shards to make" in capsys.readouterr().err
+
+
+def test_other_options_or_missing_shards_are_refused(tmp_path, capsys):
+    out = tmp_path / "partial"
+    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT), 0)
+    assert scale(out, "--finish-only") == 2
+    assert "2 shards are not done" in capsys.readouterr().err
+    assert main(["scale", "kernelinfer", "--out", str(out), "--seed", "4", "--rows", str(ROWS),
+                 "--holdout", str(HOLDOUT)]) == 2
+    assert "holds a run with other options" in capsys.readouterr().err
+    assert not (out / done_name(1)).exists()
+
+
+def test_missing_ray_gives_the_install_hint(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(engines.EngineMissing, match=r"pip install -e '\.\[ray\]'"):
+        engines.run_ray(RunSpec("kernelinfer", str(tmp_path), 0, 10, 0), [0], 1, None)
+
+
+def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path):
+    assert main(["scale", "kernelinfer", "--out", str(tmp_path / "out"), "--rows", "190000", "--engine", "slurm",
+                 "--slurm-dir", str(tmp_path / "jobs"), "--shards-per-task", "7", "--partition", "cpu"]) == 0
+    array = (tmp_path / "jobs" / "shards.sbatch").read_text()
+    final = (tmp_path / "jobs" / "final.sbatch").read_text()
+    assert "#SBATCH --array=0-271%200" in array.splitlines()       # 1,900 shards / 7 per task
+    assert "#SBATCH --partition=cpu" in final.splitlines()
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    covered = set()
+    for task in (0, 271):
+        line = next(l for l in array.splitlines() if l.startswith("exec "))
+        start = task * 7
+        line = line.replace("$START", str(start)).replace("$((START + 7))", str(start + 7))
+        args = parser.parse_args(shlex.split(line)[5:])
+        assert args.no_finish and args.rows == 190000 and args.engine == "local"
+        covered |= set(range(*args.shards))
+    assert {0, 6, 1897, 1899} <= covered
+    args = parser.parse_args(shlex.split(next(l for l in final.splitlines() if l.startswith("exec ")))[5:])
+    assert args.finish_only and args.out == str(tmp_path / "out")

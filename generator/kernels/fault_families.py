@@ -26,8 +26,8 @@ from operator import ne
 from typing import Hashable
 
 from generator.kernels import Source
-from generator.kernels.faults import (_CUDA_MACROS, _DEFINE, _IDENT, FAULT_KINDS, Edit, Expected,
-                                      NvccAt, TritonAt, _display, _expand, _identifiers, code_view, inject, maker_for,
+from generator.kernels.faults import (CUDA_MACROS, DEFINE_LINE, IDENTIFIER, FAULT_KINDS, Edit, Expected,
+                                      NvccAt, TritonAt, display_line, expand_macro, identifiers, code_view, inject, maker_for,
                                       nvcc_expected, triton_expected, typo_options)
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
@@ -235,7 +235,7 @@ class _Family:
         """(line, name, raw value) of each object-like #define of the first render."""
         if self._defines is None:
             text = self.source.text
-            self._defines = [(self.line_of(m.start()), m.group(1), m.group(2)) for m in _DEFINE.finditer(text)]
+            self._defines = [(self.line_of(m.start()), m.group(1), m.group(2)) for m in DEFINE_LINE.finditer(text)]
         return self._defines
 
     def raw_macros(self, key: tuple[tuple[int, str], ...]) -> dict[str, str]:
@@ -245,7 +245,7 @@ class _Family:
         if raw is None:
             changed = {line for line, _text in key}
             ordered = [d for d in self.defines() if d[0] not in changed]
-            patched = [(line, m.group(1), m.group(2)) for line, text in key for m in _DEFINE.finditer(text)]
+            patched = [(line, m.group(1), m.group(2)) for line, text in key for m in DEFINE_LINE.finditer(text)]
             if patched:                       # in line order, so a later #define of a name wins as in the file
                 ordered = sorted(ordered + patched, key=lambda d: d[0])
             raw = self._raw[key] = {name: value for _line, name, value in ordered}
@@ -300,13 +300,13 @@ def _misspelling_differs(made: _Made, fam: _Family, render: _Render) -> bool:
 
 @lru_cache(maxsize=4096)
 def _line_names(line: str) -> frozenset[str]:
-    return frozenset(_identifiers(line))
+    return frozenset(identifiers(line))
 
 
 @lru_cache(maxsize=4096)
 def _defined_in(line: str) -> tuple[str, ...]:
     """The names a line #defines (renders repeat their few #define lines' texts: `#define BLOCK_M 64`)."""
-    return tuple(m.group(1) for m in _DEFINE.finditer(line))
+    return tuple(m.group(1) for m in DEFINE_LINE.finditer(line))
 
 
 def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[Source, Expected, int]:
@@ -344,10 +344,10 @@ def _carry(made: _Made, fam: _Family, source: Source, render: _Render) -> tuple[
 
 def _macro_reads(code_line: str, raw: dict[str, str]) -> frozenset[str]:
     """The names nvcc's shown `code_line` reads: its own, and those in the values of the macros it reads."""
-    reads = set(_IDENT.findall(code_line))
+    reads = set(IDENTIFIER.findall(code_line))
     todo = list(reads)
     while todo:
-        for name in _IDENT.findall(raw.get(todo.pop(), "")):
+        for name in IDENTIFIER.findall(raw.get(todo.pop(), "")):
             if name not in reads:
                 reads.add(name)
                 todo.append(name)
@@ -358,6 +358,6 @@ def _display_for(code_line: str, col: int, raw: dict[str, str]) -> str:
     """nvcc's shown line, its macros expanded with the render's own #defines (`raw`)."""
     def macro(name: str) -> str | None:
         if name in raw:
-            return _expand(name, raw)
-        return _CUDA_MACROS.get(name)
-    return _display(code_line, col, macro)
+            return expand_macro(name, raw)
+        return CUDA_MACROS.get(name)
+    return display_line(code_line, col, macro)

@@ -94,11 +94,11 @@ def _line_text(text: str, line: int) -> str:
     return text.split("\n")[line - 1]
 
 
-def _identifiers(code: str) -> set[str]:
-    """The names `_IDENT` finds in `code`: an ASCII text's words are split out in C (bytes.translate, split), ~2x
+def identifiers(code: str) -> set[str]:
+    """The names `IDENTIFIER` finds in `code`: an ASCII text's words are split out in C (bytes.translate, split), ~2x
     faster than a regex attempt at each offset."""
     if not code.isascii():
-        return set(_IDENT.findall(code))
+        return set(IDENTIFIER.findall(code))
     return {w.decode() for w in set(code.encode().translate(_WORD_BYTES_ELSE_SPACE).split()) if w[0] in _NAME_START_BYTES}
 
 
@@ -164,7 +164,7 @@ def _skip_space(code: str, j: int, end: int) -> int:
 
 
 # CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
-_CUDA_MACROS = {
+CUDA_MACROS = {
     "__global__": "__attribute__((global))", "__device__": "__attribute__((device))",
     "__host__": "__attribute__((host))", "__shared__": "__attribute__((shared))",
     "__constant__": "__attribute__((constant))", "__forceinline__": "__inline__ __attribute__((always_inline))",
@@ -172,15 +172,15 @@ _CUDA_MACROS = {
 }
 
 
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
-_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
-def _expand(name: str, raw: Mapping[str, str]) -> str:
+def expand_macro(name: str, raw: Mapping[str, str]) -> str:
     """`raw[name]` with the macros it names expanded, as far as 8 levels (a self-reference stays)."""
     value, seen = raw[name], {name}
     for _ in range(8):
-        new = _IDENT.sub(lambda m: m.group(0) if m.group(0) in seen else raw.get(m.group(0), m.group(0)), value)
+        new = IDENTIFIER.sub(lambda m: m.group(0) if m.group(0) in seen else raw.get(m.group(0), m.group(0)), value)
         if new == value:
             break
         value = new
@@ -190,18 +190,18 @@ def _expand(name: str, raw: Mapping[str, str]) -> str:
 @lru_cache(maxsize=64)
 def _macros(text: str) -> dict[str, str]:
     """Object-like `#define NAME VALUE` of the source, fully expanded."""
-    raw = dict(_DEFINE.findall(text))
-    out = dict(_CUDA_MACROS)
-    out.update((name, _expand(name, raw)) for name in raw)
+    raw = dict(DEFINE_LINE.findall(text))
+    out = dict(CUDA_MACROS)
+    out.update((name, expand_macro(name, raw)) for name in raw)
     return out
 
 
-def _display(code_line: str, col: int, macro: Callable[[str], str | None]) -> str:
+def display_line(code_line: str, col: int, macro: Callable[[str], str | None]) -> str:
     """The source line and caret as nvcc prints them: preprocessed (`macro(name)` is a macro's expansion or
     None), comments gone."""
     code_line = code_line.rstrip()
     out, shift, last = [], 0, 0
-    for m in _IDENT.finditer(code_line):
+    for m in IDENTIFIER.finditer(code_line):
         value = macro(m.group(0))
         if value is None:
             continue
@@ -214,7 +214,7 @@ def _display(code_line: str, col: int, macro: Callable[[str], str | None]) -> st
 
 
 def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expected:
-    """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (_display's)."""
+    """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (display_line's)."""
     return Expected("compile_error", report.kind, "nvcc", line, f"{filename}({line}): error: {report.message}",
                     report.prefix + shown, report.n_errors)
 
@@ -431,7 +431,7 @@ def report_expected(source: Source, text: str, report) -> Expected:
     if isinstance(report, NvccAt):
         line, col = _line_col(text, report.pos)
         return nvcc_expected(source.filename, report, line,
-                             _display(_line_text(code_view(text, "cuda"), line), col, _macros(text).get))
+                             display_line(_line_text(code_view(text, "cuda"), line), col, _macros(text).get))
     if isinstance(report, TritonAt):
         return _triton_error(source, report.kind, text, report.def_pos, report.pos, report.error)
     return report
@@ -446,7 +446,7 @@ class _DeclaredNames:
         self.code = code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
         self.dead = _dead_ranges(source.text)
-        self.taken = _identifiers(source.text)
+        self.taken = identifiers(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
 
     def uses(self, i: int) -> list[tuple[str, int]]:
@@ -610,7 +610,7 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     for m in (m for start, end in _statements_with(code, templates) for m in _CALL.finditer(code, start, end)):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
-            if not tparams & set(_IDENT.findall(code[m.start(2):call_end])):
+            if not tparams & set(IDENTIFIER.findall(code[m.start(2):call_end])):
                 sites.append((m, False))
     return _live(sites, source, lambda s: s[0].start())
 
@@ -938,7 +938,7 @@ def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
         visible = visible_in.get(start)
         if visible is None:
             head = code[start:code.find("{" if source.lang == "cuda" else ":", start)]
-            visible = visible_in[start] = set(_IDENT.findall(head)) | constants
+            visible = visible_in[start] = set(IDENTIFIER.findall(head)) | constants
         seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
                _stride_names(code, start, m.start()) & visible
         others = sorted(n for n in seen if n != m.group(1) and
@@ -1127,7 +1127,7 @@ def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
                       if code[at - 1] != "." and not _assigned(code, at + len(var), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
-    return sites, _identifiers(source.text)
+    return sites, identifiers(source.text)
 
 
 def _draw_triton_compilation_error(source: Source, sites: tuple, rng) -> tuple:

@@ -60,7 +60,7 @@ def test_declarations_are_those_of_the_plain_pattern_one_word_splits_included(cu
 def test_value_uses_are_what_the_plain_pattern_finds_in_a_block(cuda_codes):
     rand = random.Random(0)
     for code in cuda_codes:
-        for name in rand.sample(sorted(set(faults._IDENT.findall(code))), 20):
+        for name in rand.sample(sorted(set(faults.IDENTIFIER.findall(code))), 20):
             start = rand.randrange(len(code))
             end = faults._block_end(code, start)
             plain = re.compile(rf"(?<![\w.>:]){re.escape(name)}\b(?!\s*\()")
@@ -70,7 +70,7 @@ def test_value_uses_are_what_the_plain_pattern_finds_in_a_block(cuda_codes):
 def test_identifiers_are_the_names_the_pattern_finds():
     texts = [source.text for source in _renders(20, "cuda") + _renders(20, "triton")]
     for text in texts + ["1abc _x9 a.b", "naïve x_é 2é", ""]:
-        assert faults._identifiers(text) == set(faults._IDENT.findall(text))
+        assert faults.identifiers(text) == set(faults.IDENTIFIER.findall(text))
 
 
 def test_a_function_head_is_found_as_by_the_plain_patterns(cuda_codes):

@@ -26,9 +26,9 @@ from operator import ne
 from typing import Hashable
 
 from generator.kernels import Source
-from generator.kernels.faults import (CUDA_MACROS, DEFINE_LINE, IDENTIFIER, FAULT_KINDS, Edit, Expected,
-                                      NvccAt, TritonAt, display_line, expand_macro, identifiers, code_view, inject, maker_for,
-                                      nvcc_expected, triton_expected, typo_options)
+from generator.kernels.faults import (FAULT_KINDS, Edit, Expected, NvccAt, TritonAt, inject, maker_for, nvcc_expected,
+                                      triton_expected, typo_options)
+from generator.kernels.scanner import CUDA_MACROS, DEFINE_LINE, IDENTIFIER, display_line, expand_macro, identifiers, code_view
 
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}

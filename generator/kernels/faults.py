@@ -21,7 +21,7 @@ from itertools import accumulate
 from typing import Callable, Mapping
 
 from generator.catalog.hardware import GPUS, has
-from generator.kernels import Source, full_params
+from generator.kernels import Source, full_params, scanner
 from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
 
@@ -64,157 +64,45 @@ class NoFaultSite(ValueError):
     """The source has no place where this fault kind can be made."""
 
 
-# ---- scanning C/Python text ------------------------------------------------------------------------------
-
-_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*(?:\\\n[^\n]*)*',
-                       re.S | re.M)
-_PY_TOKENS = re.compile(r'#[^\n]*|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
 
-@lru_cache(maxsize=64)
-def code_view(text: str, lang: str) -> str:
-    """`text` with comments, string literals and (C) preprocessor lines blanked, same offsets and newlines."""
-    pattern = _C_TOKENS if lang == "cuda" else _PY_TOKENS
-    return pattern.sub(_blank, text)
 
 
-def _blank(m: re.Match) -> str:
-    token = m.group(0)
-    return _NOT_NEWLINE.sub(" ", token) if "\n" in token else " " * len(token)
 
 
-_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1)
 
 
-def _line_text(text: str, line: int) -> str:
-    return text.split("\n")[line - 1]
 
 
-def identifiers(code: str) -> set[str]:
-    """The names `IDENTIFIER` finds in `code`: an ASCII text's words are split out in C (bytes.translate, split), ~2x
-    faster than a regex attempt at each offset."""
-    if not code.isascii():
-        return set(IDENTIFIER.findall(code))
-    return {w.decode() for w in set(code.encode().translate(_WORD_BYTES_ELSE_SPACE).split()) if w[0] in _NAME_START_BYTES}
 
 
-_WORD_BYTES_ELSE_SPACE = bytes(b if b < 128 and (chr(b).isalnum() or b == ord("_")) else ord(" ") for b in range(256))
-_ASCII_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")   # what `[A-Za-z_]` matches
-_NAME_START_BYTES = frozenset(map(ord, _ASCII_NAME_START))
 
 
-@lru_cache(maxsize=64)
-def _blocks(code: str) -> tuple[list[int], list[int], list[int]]:
-    """Every `{...}` block of `code` in order of its `{`: (open offsets, close offsets, parent index or -1).
-    One pass per text, so each `_block_end` is a bisection instead of a scan (faults run ~30K times a run)."""
-    opens, closes, parents, stack = [], [], [], []
-    for m in re.finditer(r"[{}]", code):
-        if m.group(0) == "{":
-            parents.append(stack[-1] if stack else -1)
-            stack.append(len(opens))
-            opens.append(m.start())
-            closes.append(len(code))
-        elif stack:
-            closes[stack.pop()] = m.start()
-    return opens, closes, parents
 
 
-def _block_end(code: str, pos: int) -> int:
-    """Offset of the `}` closing the block that contains `pos` (len(code) at file scope)."""
-    opens, closes, parents = _blocks(code)
-    i = bisect.bisect_left(opens, pos) - 1       # the last block opened before pos ...
-    while i >= 0 and closes[i] < pos:            # ... or the nearest enclosing one still open at pos
-        i = parents[i]
-    return closes[i] if i >= 0 else len(code)
 
 
-def _value_uses(code: str, name: str, start: int, end: int) -> list[int]:
-    """Offsets of `name` used as a value (not a member, not a call) in code[start:end], `end` at a block's `}` (or
-    the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, from str.find (a compiled pattern per
-    name, or an index of every name, cost more than the few names a family's faults ask for)."""
-    out = []
-    for at in _whole_word(code, name, start, end):
-        if at > 0 and code[at - 1] in ".>:":           # a member (`.x`, `->x`) or a qualified name
-            continue
-        j = _skip_space(code, at + len(name), end)
-        if j >= end or code[j] != "(":                 # not a call
-            out.append(at)
-    return out
 
 
-def _whole_word(code: str, name: str, start: int, end: int):
-    """Offsets where `name` stands as a whole word in code[start:end]."""
-    n = len(name)
-    at = code.find(name, start, end)
-    while at >= 0:
-        if (at == 0 or not _is_word_char(code[at - 1])) and (at + n == len(code) or not _is_word_char(code[at + n])):
-            yield at
-        at = code.find(name, at + 1, end)
 
 
-def _skip_space(code: str, j: int, end: int) -> int:
-    """The first offset at or after j that is no space (`end` if none before it)."""
-    while j < end and code[j].isspace():
-        j += 1
-    return j
 
 
-# CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
-CUDA_MACROS = {
-    "__global__": "__attribute__((global))", "__device__": "__attribute__((device))",
-    "__host__": "__attribute__((host))", "__shared__": "__attribute__((shared))",
-    "__constant__": "__attribute__((constant))", "__forceinline__": "__inline__ __attribute__((always_inline))",
-    "__noinline__": "__attribute__((noinline))",
-}
 
 
-DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
-IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
-def expand_macro(name: str, raw: Mapping[str, str]) -> str:
-    """`raw[name]` with the macros it names expanded, as far as 8 levels (a self-reference stays)."""
-    value, seen = raw[name], {name}
-    for _ in range(8):
-        new = IDENTIFIER.sub(lambda m: m.group(0) if m.group(0) in seen else raw.get(m.group(0), m.group(0)), value)
-        if new == value:
-            break
-        value = new
-    return value
 
 
-@lru_cache(maxsize=64)
-def _macros(text: str) -> dict[str, str]:
-    """Object-like `#define NAME VALUE` of the source, fully expanded."""
-    raw = dict(DEFINE_LINE.findall(text))
-    out = dict(CUDA_MACROS)
-    out.update((name, expand_macro(name, raw)) for name in raw)
-    return out
 
 
-def display_line(code_line: str, col: int, macro: Callable[[str], str | None]) -> str:
-    """The source line and caret as nvcc prints them: preprocessed (`macro(name)` is a macro's expansion or
-    None), comments gone."""
-    code_line = code_line.rstrip()
-    out, shift, last = [], 0, 0
-    for m in IDENTIFIER.finditer(code_line):
-        value = macro(m.group(0))
-        if value is None:
-            continue
-        out.append(code_line[last:m.start()] + value)
-        if m.start() < col:
-            shift += len(value) - len(m.group(0))
-        last = m.end()
-    shown = "".join(out) + code_line[last:]
-    return f"  {shown}\n  {' ' * (col + shift)}^"
+
 
 
 def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expected:
-    """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (display_line's)."""
+    """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (scanner.display_line's)."""
     return Expected("compile_error", report.kind, "nvcc", line, f"{filename}({line}): error: {report.message}",
                     report.prefix + shown, report.n_errors)
 
@@ -252,7 +140,7 @@ def _live(sites: list, source: Source, pos: Callable) -> list:
     """The sites (`pos`: site -> offset) in code the compiler instantiates; Python sources have no dead code."""
     if source.lang != "cuda":
         return sites
-    dead = _dead_ranges(source.text)
+    dead = scanner.dead_ranges(source.text)
     if not dead:
         return sites
     return [s for s in sites if not any(a <= pos(s) < b for a, b in dead)]
@@ -272,92 +160,20 @@ def _index(rng, n: int) -> int:
     return 0 if rng.__class__ is _NullRng else below(word32(rng), n)
 
 
-_NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
 
 
-_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
 
 
-def _skip_space_back(code: str, j: int) -> int:
-    """The last non-space offset at or before j (-1 if none)."""
-    while j >= 0 and code[j].isspace():
-        j -= 1
-    return j
 
 
-def _function_defs(code: str) -> list[tuple[str, bool, int, int]]:
-    """(name, is a template, body start, body end) of every function definition: each block whose `{`
-    follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
-    opens, closes, _parents = _blocks(code)
-    defs = []
-    for o, c in zip(opens, closes):
-        j = _skip_space_back(code, o - 1)
-        if code.endswith("const", 0, j + 1):
-            j = _skip_space_back(code, j - 5)
-        if j < 0 or code[j] != ")":
-            continue
-        k = _opening_paren(code, j)
-        name = _name_before(code, max(0, k - 256), k)
-        if name is None or code[name[0]:name[1]] in _NOT_FUNCS or any(ch in code[k:j] for ch in ";{}"):
-            continue
-        start = name[0]
-        head = max(code.rfind(ch, 0, start) for ch in ";{}") + 1
-        defs.append((code[start:name[1]], _TEMPLATE_HEAD.search(code, head, start) is not None, o + 1, c))
-    return defs
 
 
-def _opening_paren(code: str, close: int) -> int:
-    """The offset of the `(` that the `)` at `close` closes, -1 if none: going left, the first `(` with as many
-    `(` as `)` from it to `close` (found `(` by `(`, the `)` between counted in C)."""
-    depth, pos = 1, close
-    while True:
-        at = code.rfind("(", 0, pos)
-        if at < 0:
-            return -1
-        depth += code.count(")", at + 1, pos) - 1
-        if depth == 0:
-            return at
-        pos = at
 
 
-def _name_before(code: str, lo: int, end: int) -> tuple[int, int] | None:
-    """(start, end) of the name code[lo:end] ends with (spaces after it allowed), None if it ends with none: what
-    `([A-Za-z_]\\w*)\\s*$` searched in code[lo:end] finds, without a regex attempt at each offset."""
-    e = end
-    while e > lo and code[e - 1].isspace():
-        e -= 1
-    start = e
-    while start > lo and _is_word_char(code[start - 1]):
-        start -= 1
-    while start < e and code[start] not in _ASCII_NAME_START:
-        start += 1
-    return (start, e) if start < e else None
 
 
-# a name called (or launched), template arguments allowed; `(?=[A-Za-z_])` and the possessive quantifiers only
-# spare the regex engine attempts that fail (a shorter name or fewer spaces cannot be followed by `<` or `(`)
-_CALLED = re.compile(r"(?=[A-Za-z_])\b([A-Za-z_]\w*+)\s*+(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
 
 
-@lru_cache(maxsize=64)
-def _dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
-    """Bodies of function templates nothing compiled instantiates. nvcc does not even diagnose them, so a
-    fault there is no fault: reachable = non-template functions, then templates named from reachable code."""
-    code = code_view(text, "cuda")
-    defs = _function_defs(code)
-    live = [d for d in defs if not d[1]]
-    reached = {d[0] for d in live}
-    unreached = {d[0] for d in defs if d[1]} - reached
-    while live and unreached:        # once every template is named, the rest of the code cannot change the answer
-        _name, _tmpl, start, end = live.pop()
-        for m in _CALLED.finditer(code, start, end):
-            if m.group(1) not in reached:
-                reached.add(m.group(1))
-                unreached.discard(m.group(1))
-                live += [d for d in defs if d[0] == m.group(1) and d[1]]
-                if not unreached:
-                    break
-    return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)
 
 
 # ---- CUDA compile faults ---------------------------------------------------------------------------------
@@ -429,9 +245,9 @@ class TritonAt:
 def report_expected(source: Source, text: str, report) -> Expected:
     """The tool's output for a made fault: `report` is an Expected already, or a position in the edited text."""
     if isinstance(report, NvccAt):
-        line, col = _line_col(text, report.pos)
+        line, col = scanner.line_col(text, report.pos)
         return nvcc_expected(source.filename, report, line,
-                             display_line(_line_text(code_view(text, "cuda"), line), col, _macros(text).get))
+                             scanner.display_line(scanner.line_text(scanner.code_view(text, "cuda"), line), col, scanner.macros(text).get))
     if isinstance(report, TritonAt):
         return _triton_error(source, report.kind, text, report.def_pos, report.pos, report.error)
     return report
@@ -443,10 +259,10 @@ class _DeclaredNames:
     declarations' uses are never needed."""
 
     def __init__(self, source: Source):
-        self.code = code_view(source.text, "cuda")
+        self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
-        self.dead = _dead_ranges(source.text)
-        self.taken = identifiers(source.text)
+        self.dead = scanner.dead_ranges(source.text)
+        self.taken = scanner.identifiers(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
 
     def uses(self, i: int) -> list[tuple[str, int]]:
@@ -455,7 +271,7 @@ class _DeclaredNames:
             name, pos = self.decls[i]
             code = self.code
             # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
-            hit = self._uses[i] = [(name, at) for at in _value_uses(code, name, pos + len(name), _block_end(code, pos))
+            hit = self._uses[i] = [(name, at) for at in scanner.value_uses(code, name, pos + len(name), scanner.block_end(code, pos))
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and not any(a <= at < b for a, b in self.dead)]
         return hit
@@ -486,7 +302,7 @@ _ELSE_WHILE = re.compile(r"(else|while)\b")
 def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
     """(offset of the `;` to drop, offset of the next statement's token, the name that statement declares or
     None, where that declaration ends) for each plain statement followed by another."""
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     lines = code.split("\n")
     raw_lines = source.text.split("\n")
     offsets = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
@@ -523,8 +339,8 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     semi, tok, declared, decl_end = sites[choice[0]]
     n_errors = 1
     if declared:    # counted in the unedited code: the dropped `;` is before the range, braces are unchanged
-        code = code_view(source.text, "cuda")
-        n_errors += len(_value_uses(code, declared, decl_end + 1, _block_end(code, decl_end + 1)))
+        code = scanner.code_view(source.text, "cuda")
+        n_errors += len(scanner.value_uses(code, declared, decl_end + 1, scanner.block_end(code, decl_end + 1)))
     return Edit(semi, semi + 1, ""), NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
 
 
@@ -538,12 +354,12 @@ _VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
 
 def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
     """Scalar declarations initialized from a literal (the match, the literal's type)."""
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     sites = []
     for m in _SCALAR_INIT.finditer(code):
         lit_type = next((t for t, pat in _LITERAL_TYPES if pat.fullmatch(m.group(4))), None)
         if lit_type and not code.endswith(("const", "constexpr", "static", "("), 0,
-                                          _skip_space_back(code, m.start() - 1) + 1):
+                                          scanner.skip_space_back(code, m.start() - 1) + 1):
             sites.append((m, lit_type))
     return _live(sites, source, lambda s: s[0].start())
 
@@ -555,8 +371,8 @@ def _draw_type_mismatch(source: Source, sites: list, rng) -> tuple:
 def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
     delta = len(new_type) - len(m.group(1))
-    code = code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
-    n_errors = 1 + len(_value_uses(code, m.group(3), m.end(3), _block_end(code, m.end(3))))
+    code = scanner.code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
+    n_errors = 1 + len(scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3))))
     return Edit(m.start(1), m.end(1), new_type), NvccAt("type_mismatch", m.start(4) + delta,
                         f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
@@ -599,7 +415,7 @@ _TEMPLATE_PARAM_NAME = re.compile(r"(?:int|typename|class|bool|unsigned|size_t)\
 def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     """Template argument lists of kernel launches and of calls to the source's function templates
     (the match, whether it is a launch)."""
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     templates = _function_templates(code)
     sites = [(m, True) for start, end in _statements_with(code, ("<<<",)) for m in _LAUNCH.finditer(code, start, end)
              if _split_args(m.group(2))]
@@ -610,7 +426,7 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     for m in (m for start, end in _statements_with(code, templates) for m in _CALL.finditer(code, start, end)):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
-            if not tparams & set(IDENTIFIER.findall(code[m.start(2):call_end])):
+            if not tparams & set(scanner.IDENTIFIER.findall(code[m.start(2):call_end])):
                 sites.append((m, False))
     return _live(sites, source, lambda s: s[0].start())
 
@@ -637,7 +453,7 @@ def _draw_wrong_template_arg(source: Source, sites: list, rng) -> tuple:
 
 def _make_wrong_template_arg(source: Source, sites: list, choice: tuple):
     (m, launch), how = sites[choice[0]], choice[1]
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     args = _split_args(source.text[m.start(2):m.end(2)])
     if how == 0 and len(args) > 1 and not _has_default_targs(code, m.group(1)):
         new = args[:-1]
@@ -723,7 +539,7 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
 
 def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
     """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel)."""
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     kernels = _kernels(code)
     sites = []
     for m in _SHARED.finditer(source.text):
@@ -731,7 +547,7 @@ def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
             continue
         size = _type_size(source.text, m.group(1))
         kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
-        if size and kernel and len(_value_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
+        if size and kernel and len(scanner.value_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
             sites.append((m, size, kernel))
     return _live(sites, source, lambda s: s[0].start())
 
@@ -759,7 +575,7 @@ def _make_static_smem_overflow(source: Source, sites: list, choice: tuple):
             for d in re.findall(r"\[([^\]]+)\]", other.group(3)):
                 n *= _int_eval(d, macros) or 0
             total += n * (_type_size(source.text, other.group(1)) or 0)
-    entry = _mangle(source.text, code_view(source.text, "cuda"), kernel)
+    entry = _mangle(source.text, scanner.code_view(source.text, "cuda"), kernel)
     msg = f"ptxas error   : Entry function '{entry}' uses too much shared data (0x{total:x} bytes, 0x{limit:x} max)"
     return Edit(m.start(), m.end(), new_decl), Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
 
@@ -767,7 +583,7 @@ def _make_static_smem_overflow(source: Source, sites: list, choice: tuple):
 @lru_cache(maxsize=64)
 def _constants(text: str) -> dict[str, str]:
     """Macros plus `constexpr int NAME = ...;` values, for evaluating array sizes."""
-    out = dict(_macros(text))
+    out = dict(scanner.macros(text))
     for m in re.finditer(r"constexpr\s+(?:int|unsigned|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
         out.setdefault(m.group(1), f"({m.group(2)})")
     return out
@@ -781,7 +597,7 @@ def _kernels(code: str) -> list[tuple[re.Match, int, int]]:
     """(header match, body start, body end) of each `__global__` function."""
     out = []
     for m in _KERNEL.finditer(code):
-        out.append((m, m.end(), _block_end(code, m.end())))
+        out.append((m, m.end(), scanner.block_end(code, m.end())))
     return out
 
 
@@ -888,11 +704,11 @@ _IF = re.compile(r"if\s*\(")
 
 def _mask_sites(source: Source) -> list[Edit]:
     """A bounds check's `<` made `<=`."""
-    code = code_view(source.text, source.lang)
+    code = scanner.code_view(source.text, source.lang)
     sites = []
     if source.lang == "cuda":
         for cond in _IF.finditer(code):     # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
-            if cond.start() > 0 and _is_word_char(code[cond.start() - 1]):
+            if cond.start() > 0 and scanner.is_word_char(code[cond.start() - 1]):
                 continue
             end = code.find(")", cond.end())
             while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
@@ -916,12 +732,12 @@ def _stride_names(code: str, start: int, end: int) -> set[str]:
     """The names `\\b(stride_\\w+)\\b` finds in code[start:end], its `\\b` checked here: the regex skips ahead to each
     `stride_` (a match inside a word hides no other: no word boundary there)."""
     return {m.group(0) for m in _STRIDE_NAME.finditer(code, start, end)
-            if m.start() == 0 or not _is_word_char(code[m.start() - 1])}
+            if m.start() == 0 or not scanner.is_word_char(code[m.start() - 1])}
 
 
 def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
     """Multipliers inside subscripts (the match, the other multipliers in scope there)."""
-    code = code_view(source.text, source.lang)
+    code = scanner.code_view(source.text, source.lang)
     if source.lang == "cuda":
         # a match cannot start before the `[` and reach into the subscript (no part of it matches `[`)
         found = [m for sub in re.finditer(r"\[([^\[\]]+)\]", code)
@@ -938,7 +754,7 @@ def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
         visible = visible_in.get(start)
         if visible is None:
             head = code[start:code.find("{" if source.lang == "cuda" else ":", start)]
-            visible = visible_in[start] = set(IDENTIFIER.findall(head)) | constants
+            visible = visible_in[start] = set(scanner.IDENTIFIER.findall(head)) | constants
         seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
                _stride_names(code, start, m.start()) & visible
         others = sorted(n for n in seen if n != m.group(1) and
@@ -972,7 +788,7 @@ def _function_start(code: str, pos: int, lang: str) -> int:
 
 @lru_cache(maxsize=64)
 def _top_level_opens(code: str) -> list[int]:
-    opens, _closes, parents = _blocks(code)
+    opens, _closes, parents = scanner.blocks(code)
     return [o for o, parent in zip(opens, parents) if parent < 0]
 
 
@@ -981,9 +797,9 @@ _TYPE_WORDS = frozenset("half float int double char void __half __nv_bfloat16 ha
 
 def _word_before(code: str, pos: int) -> tuple[str, str]:
     """(the word code[:pos] ends with, spaces skipped; the character that ends it, or "")."""
-    j = _skip_space_back(code, pos - 1)
+    j = scanner.skip_space_back(code, pos - 1)
     k = j
-    while k >= 0 and _is_word_char(code[k]):
+    while k >= 0 and scanner.is_word_char(code[k]):
         k -= 1
     return code[k + 1:j + 1], code[j] if j >= 0 else ""
 
@@ -1000,8 +816,6 @@ _TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]c
 _TIMES_AFTER = re.compile(r"\s*\*\s*(?!=)")
 
 
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 
 def _scale_names(code: str):
@@ -1013,9 +827,9 @@ def _scale_names(code: str):
             pos = code.find("cale", pos + 1)
             continue
         start, end = pos - 1, pos + 4
-        while start > 0 and _is_word_char(code[start - 1]):
+        while start > 0 and scanner.is_word_char(code[start - 1]):
             start -= 1
-        while end < len(code) and _is_word_char(code[end]):
+        while end < len(code) and scanner.is_word_char(code[end]):
             end += 1
         if not code[start].isdigit():
             yield start, end
@@ -1024,7 +838,7 @@ def _scale_names(code: str):
 
 def _scale_sites(source: Source) -> list[Edit]:
     """A multiplication by a scale factor, deleted."""
-    code = code_view(source.text, source.lang)
+    code = scanner.code_view(source.text, source.lang)
     sites = []
     end = 0
     for m in _TIMES_SCALE.finditer(code):
@@ -1047,7 +861,7 @@ def _scale_sites(source: Source) -> list[Edit]:
 
 def _reduction_sites(source: Source) -> list[Edit]:
     """An atomic accumulation made a plain read-modify-write, or a warp shuffle with half the lanes."""
-    code = code_view(source.text, source.lang)
+    code = scanner.code_view(source.text, source.lang)
     name = "atomicAdd" if source.lang == "cuda" else "tl.atomic_add"
     sites = []
     for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\(", code) if name in code else ():
@@ -1093,8 +907,8 @@ def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
 
 
 def _triton_error(source: Source, kind: str, text: str, def_pos: int, pos: int, error: str) -> Expected:
-    line, col = _line_col(text, pos)
-    def_line = _line_col(text, def_pos)[0]
+    line, col = scanner.line_col(text, pos)
+    def_line = scanner.line_col(text, def_pos)[0]
     end = text.find("\n", pos)
     excerpt = text[text.rfind("\n", 0, def_pos) + 1:end if end >= 0 else len(text)]   # the def line to pos's
     return triton_expected(kind, line, col, def_line, excerpt, error)
@@ -1109,25 +923,25 @@ def triton_expected(kind: str, line: int, col: int, def_line: int, excerpt: str,
 
 def _assigned(code: str, j: int, end: int) -> bool:
     """Whether code[j:end] starts with `\\s*=[^=]` (the name before j is assigned, not read)."""
-    j = _skip_space(code, j, end)
+    j = scanner.skip_space(code, j, end)
     return j + 1 < end and code[j] == "=" and code[j + 1] != "="
 
 
 def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
     """Uses of a kernel's local names (to misspell) and `tl.arange` bounds (to make not a power of 2); and the
     names the source already has."""
-    code = code_view(source.text, "triton")
+    code = scanner.code_view(source.text, "triton")
     sites: list[tuple] = []
     for _name, start, end in _triton_kernels(source):
         for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
             var = a.group(1)
             if len(var) < 3:
                 continue
-            sites += [("name", start, at, var) for at in _whole_word(code, var, start + a.end(), end)
+            sites += [("name", start, at, var) for at in scanner.whole_word(code, var, start + a.end(), end)
                       if code[at - 1] != "." and not _assigned(code, at + len(var), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
-    return sites, identifiers(source.text)
+    return sites, scanner.identifiers(source.text)
 
 
 def _draw_triton_compilation_error(source: Source, sites: tuple, rng) -> tuple:
@@ -1156,7 +970,7 @@ def _fp8_cast_sites(source: Source) -> list[tuple[int, re.Match]]:
     """Float results cast down for storing (the kernel's `def` offset, the cast), where fp8e4nv is refused."""
     if _cc(source) >= 89:
         raise NoFaultSite(f"{source.filename}: fp8e4nv compiles on {source.compile_arch}; no fault to make")
-    code = code_view(source.text, "triton")
+    code = scanner.code_view(source.text, "triton")
     sites = []
     for _name, start, end in _triton_kernels(source):
         # a float result cast down for storing (integer data cast to fp8 fails with another message)
@@ -1353,7 +1167,7 @@ def _static_over_limit(source: Source, smem: int) -> Expected:
         return Expected("launch_error", "dyn_smem_over_cap", "runtime", None,
                         "CUDA error: too many resources requested for launch",
                         f"{smem} bytes of static shared memory > 49152 without the opt-in attribute")
-    code = code_view(source.text, "cuda")
+    code = scanner.code_view(source.text, "cuda")
     kernels = [k for k in _kernels(code) if "__shared__" in code[k[1]:k[2]]] or _kernels(code)
     entry = _mangle(source.text, code, kernels[0]) if kernels else "kernel"
     return Expected("compile_error", "static_smem_overflow", "ptxas", None,

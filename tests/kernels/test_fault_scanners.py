@@ -6,16 +6,17 @@ import re
 
 import pytest
 
-from generator.kernels import faults, render
+from generator.kernels import faults, render, scanner
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import variants_for
 
 _PLAIN_DECL = re.compile(r"(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-Za-z_]\w*)\s*\**\s*"
                          r"(?:__restrict__\s+)?([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)")
-_PLAIN = {  # each shortcut pattern: the plain pattern it stands for (the guards and possessive quantifiers dropped)
+_PLAIN = {  # each shortcut pattern (faults' or scanner's): the plain pattern it stands for (the guards and possessive
+    # quantifiers dropped)
     "_LAUNCH": r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<",
     "_CALL": r"(?<![\w.>:])(?<!template )([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(",
-    "_CALLED": r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)",
+    "CALLED": r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)",
     "_SCALAR_INIT": r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;",
     "_DECLARED": r"((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*(?:__restrict__\s+)?\b([A-Za-z_]\w*)\s*(?=[,)=;])",
 }
@@ -33,7 +34,7 @@ def _renders(n: int, lang: str, seed: int = 3) -> list:
 
 @pytest.fixture(scope="module")
 def cuda_codes():
-    return [faults.code_view(source.text, "cuda") for source in _renders(60, "cuda")]
+    return [scanner.code_view(source.text, "cuda") for source in _renders(60, "cuda")]
 
 
 def _found(pattern: re.Pattern, code: str) -> list:
@@ -43,7 +44,8 @@ def _found(pattern: re.Pattern, code: str) -> list:
 @pytest.mark.parametrize("name", sorted(_PLAIN))
 def test_a_guarded_pattern_finds_what_its_plain_pattern_finds(cuda_codes, name):
     for code in cuda_codes:
-        assert _found(getattr(faults, name), code) == _found(re.compile(_PLAIN[name]), code)
+        module = scanner if hasattr(scanner, name) else faults
+        assert _found(getattr(module, name), code) == _found(re.compile(_PLAIN[name]), code)
 
 
 def test_declarations_are_those_of_the_plain_pattern_one_word_splits_included(cuda_codes):
@@ -60,17 +62,17 @@ def test_declarations_are_those_of_the_plain_pattern_one_word_splits_included(cu
 def test_value_uses_are_what_the_plain_pattern_finds_in_a_block(cuda_codes):
     rand = random.Random(0)
     for code in cuda_codes:
-        for name in rand.sample(sorted(set(faults.IDENTIFIER.findall(code))), 20):
+        for name in rand.sample(sorted(set(scanner.IDENTIFIER.findall(code))), 20):
             start = rand.randrange(len(code))
-            end = faults._block_end(code, start)
+            end = scanner.block_end(code, start)
             plain = re.compile(rf"(?<![\w.>:]){re.escape(name)}\b(?!\s*\()")
-            assert faults._value_uses(code, name, start, end) == [m.start() for m in plain.finditer(code, start, end)]
+            assert scanner.value_uses(code, name, start, end) == [m.start() for m in plain.finditer(code, start, end)]
 
 
 def test_identifiers_are_the_names_the_pattern_finds():
     texts = [source.text for source in _renders(20, "cuda") + _renders(20, "triton")]
     for text in texts + ["1abc _x9 a.b", "naïve x_é 2é", ""]:
-        assert faults.identifiers(text) == set(faults.IDENTIFIER.findall(text))
+        assert scanner.identifiers(text) == set(scanner.IDENTIFIER.findall(text))
 
 
 def test_a_function_head_is_found_as_by_the_plain_patterns(cuda_codes):
@@ -83,9 +85,9 @@ def test_a_function_head_is_found_as_by_the_plain_patterns(cuda_codes):
                 if depth == 0:
                     break
                 k -= 1
-            assert faults._opening_paren(code, close) == k
+            assert scanner.opening_paren(code, close) == k
             m = name_before.search(code, max(0, k - 256), k)
-            assert faults._name_before(code, max(0, k - 256), k) == (m and m.span(1))
+            assert scanner.name_before(code, max(0, k - 256), k) == (m and m.span(1))
 
 
 def test_matches_without_a_semicolon_are_found_in_the_statements_that_hold_their_needle(cuda_codes):
@@ -98,14 +100,14 @@ def test_matches_without_a_semicolon_are_found_in_the_statements_that_hold_their
 
 def test_literal_first_scans_keep_the_word_boundary(cuda_codes):
     for code in cuda_codes + ["elif (x) notif(y) if(z) xstride_a stride_b+stride_c"]:
-        assert ([m.start() for m in faults._IF.finditer(code) if m.start() == 0 or not faults._is_word_char(
+        assert ([m.start() for m in faults._IF.finditer(code) if m.start() == 0 or not scanner.is_word_char(
                  code[m.start() - 1])] == [m.start() for m in re.finditer(r"\bif\s*\(", code)])
         assert faults._stride_names(code, 0, len(code)) == set(re.findall(r"\b(stride_\w+)\b", code))
 
 
 def test_scale_factors_before_a_times_are_those_of_the_plain_pattern(cuda_codes):
     plain = re.compile(r"(?<![\w.])([A-Za-z_]\w*[Ss]cale\w*|[Ss]cale\w*)\s*\*\s*(?!=)")
-    triton_codes = [faults.code_view(source.text, "triton") for source in _renders(30, "triton")]
+    triton_codes = [scanner.code_view(source.text, "triton") for source in _renders(30, "triton")]
     for code in cuda_codes + triton_codes + ["x.scale * y; 2scale * y; _scale*=2; kScale  *v; a_scale_b_scale*c"]:
         found = []
         for start, name_end in faults._scale_names(code):
@@ -117,7 +119,7 @@ def test_scale_factors_before_a_times_are_those_of_the_plain_pattern(cuda_codes)
 
 def test_triton_name_uses_are_those_of_the_plain_pattern():
     def plain_sites(source):
-        code = faults.code_view(source.text, "triton")
+        code = scanner.code_view(source.text, "triton")
         sites = []
         for _name, start, end in faults._triton_kernels(source):
             for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):

@@ -9,8 +9,9 @@ import pytest
 
 from generator.kernels import Source, render
 from generator.kernels import compilers
+from generator.kernels.scanner import code_view
 from generator.kernels.faults import (FAULT_KINDS, OUTCOME_KINDS, TEXT_KINDS, WRONG_RESULT_KINDS, NoFaultSite,
-                                      _kernels, _mangle, applicable_kinds, code_view, expect_clean, inject)
+                                      _kernels, _mangle, applicable_kinds, expect_clean, inject)
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import variants_for
 

@@ -73,4 +73,4 @@ def test_recorded_rows_reproduce_with_the_installed_ptxas(tmp_path):
     for k in (over[0], fits[-1]):
         task, v, params, _gpu = _config(k)
         batch = [(task, v, params, render(task, v, params))]
-        assert resources._measure(batch, tmp_path)[0] == TABLE[k], k
+        assert record_resources._measure(batch, tmp_path)[0] == TABLE[k], k

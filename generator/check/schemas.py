@@ -30,7 +30,7 @@ except ImportError:  # optional accelerator
     import fastjsonschema
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
-NAMES = ("session", "episode", "task", "stats")
+NAMES = ("session", "episode", "task", "stats", "step", "agent_turn", "transition")
 ID_FIELDS = id_fields()   # row schema -> its id field, from the dataset descriptors
 
 

@@ -2,7 +2,8 @@
 
 Why here and not in the row scan: view files are Parquet, not JSONL. Each is read one row group at a time
 (memory bounded by a group, as the JSONL scan is by a chunk), every row checked against its config's schema;
-the set of files must be exactly one per shard and view config (none after `--no-views`), and a config's row
+the set of files must be exactly one per shard and view config when stats.json's options say `views: true`
+(none otherwise), and a config's row
 count must be the one stats.json recorded (`tokens.<config>.rows`) and never above what the main rows can give
 (`View.source_count`: total steps, results).
 """
@@ -27,7 +28,7 @@ MAX_ROW_FINDINGS = 20      # per file: a file whose every row is wrong is told b
 def check(folder: Path, dataset: Dataset, shards: int, stats: dict | None) -> Iterator[tuple[str, int | None, Problem]]:
     """(path relative to folder, row number or None, problem) for every problem of the folder's view files."""
     options = (stats or {}).get("generator") or {}
-    written = options.get("views", True) is not False
+    written = options.get("views") is True       # recorded by the generator; a folder made before views has none
     want = {view_name(v.name, i): v for v in dataset.views if written for i in range(shards)}
     have = {p.relative_to(folder).as_posix() for p in (folder / VIEW_DIR).rglob("*") if p.is_file()} - {VIEW_CARD}
     if want and not (folder / VIEW_CARD).is_file():

@@ -8,28 +8,38 @@ them) and fixed writer options, so its bytes depend only on the rows: the same w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from generator import tokens
 from generator.dataset import Dataset, View
 from generator.layout import view_name
 
 WINDOW_TOKENS = 32_768        # the default token budget of a view row (--window-tokens)
 
 
-def to_parquet(view: View, rows: list[dict]) -> bytes:
-    """The Parquet bytes of a view's rows: zstd, row groups of at most 100 rows and ~100 MB, no page index or
-    other writer-dependent extras."""
-    from generator.write.parquet import group_rows     # imports `datasets`: the validator reads views without it
+def to_parquet(view: View, rows: Iterable[dict]) -> bytes:
+    """The Parquet bytes of a view's rows: zstd, row groups of at most MAX_GROUP_ROWS rows and about
+    MAX_GROUP_BYTES of text, written group by group (only one group's rows are held), no statistics or page
+    index."""
+    from generator.write.parquet import MAX_GROUP_BYTES, MAX_GROUP_ROWS   # imports `datasets`, as features do
 
-    table = pa.Table.from_pylist(rows, schema=view.features.arrow_schema)
+    schema = view.features.arrow_schema
     sink = pa.BufferOutputStream()
-    sizes = [len(orjson.dumps(r)) for r in rows]
-    pq.write_table(table, sink, row_group_size=group_rows(sizes), compression="zstd", write_statistics=False,
-                   write_page_index=False, store_schema=True)
+    with pq.ParquetWriter(sink, schema, compression="zstd", write_statistics=False, write_page_index=False,
+                          store_schema=True) as writer:
+        group: list[dict] = []
+        size = 0
+        for row in rows:
+            group.append(row)
+            size += tokens.sizes([row])[0][0]
+            if len(group) == MAX_GROUP_ROWS or size >= MAX_GROUP_BYTES:
+                writer.write_table(pa.Table.from_pylist(group, schema=schema))
+                group, size = [], 0
+        if group:                  # no rows at all: a valid file with the schema and no row group
+            writer.write_table(pa.Table.from_pylist(group, schema=schema))
     return sink.getvalue().to_pybytes()
 
 
@@ -55,5 +65,7 @@ class ViewFiles:
                 for v in self.dataset.views}
 
 
-def view_rows(view: View, rows: list[dict], window_tokens: int) -> list[dict]:
-    return [out for row in rows for out in view.rows_fn(row, window_tokens=window_tokens)]
+def view_rows(view: View, rows: Iterable[dict], window_tokens: int) -> Iterator[dict]:
+    """The view's rows of `rows`, in order, made one main row at a time."""
+    for row in rows:
+        yield from view.rows_fn(row, window_tokens=window_tokens)

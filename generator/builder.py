@@ -16,8 +16,9 @@ from datasets.data_files import DataFilesDict
 from datasets.utils.file_utils import xopen
 
 from generator.check.schemas import compiled
-from generator.dataset import Dataset
+from generator.dataset import Dataset, View
 from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards
+from generator.write.views import WINDOW_TOKENS, read_rows
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"
@@ -31,6 +32,7 @@ class KernelstrainConfig(datasets.BuilderConfig):
 
     seed: int | None = None
     num_holdout: int | None = None
+    window_tokens: int = WINDOW_TOKENS    # a view config's token budget for seed= rows (--window-tokens)
 
 
 class RowFileError(ValueError):
@@ -119,16 +121,30 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
         if shards is not None:
             gen, (rows, holdout) = self.DATASET, self._counts()
             for shard in shards:
+                config = gen.config(self.config.name)
                 if self.config.name == HOLDOUT_CONFIG:
                     generated = gen.holdout_rows(self.config.seed, rows, holdout)
                 else:
                     generated = gen.rows_for_shard(self.config.seed, rows, holdout, shard)
+                if isinstance(config, View):
+                    generated = (out for row in generated
+                                 for out in config.rows_fn(row, window_tokens=self.config.window_tokens))
                 for i, row in enumerate(generated):
                     yield Key(shard, i), row
             return
-        rules = compiled(self.DATASET.config(self.config.name).schema)
+        config = self.DATASET.config(self.config.name)
+        rules = compiled(config.schema)
         for shard, path in enumerate(files):
-            for lineno, row in read_jsonl(path):
+            for lineno, row in self._read(config, path):
                 if not rules.is_valid(row):
                     raise _schema_error(rules, path, lineno, row)
                 yield Key(shard, lineno), row
+
+    @staticmethod
+    def _read(config, path: str) -> Iterator[tuple[int, dict]]:
+        """(line or row number, row) of a config's data file: a view's Parquet file or a JSONL file."""
+        if not isinstance(config, View):
+            yield from read_jsonl(path)
+            return
+        with xopen(path, "rb") as f:
+            yield from enumerate(read_rows(f), 1)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from generator.check.qa import CheckSet
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_PATTERN
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_PATTERN, view_pattern
 
 if TYPE_CHECKING:
     from datasets import Features
@@ -29,6 +29,22 @@ class Config:
     @property
     def features(self) -> Features:
         return self.features_fn()
+
+
+@dataclass(frozen=True)
+class View(Config):
+    """A training view: a config whose rows are a pure function of one main row (`rows_fn(row,
+    window_tokens=N)`), written per shard as Parquet (`generator.write.views`) and read from there."""
+
+    rows_fn: Callable[..., list[dict]] | None = None
+    prompt_form: str = ""     # the card's words on the prompt, completion and reward of a row
+    source_count: Callable[[dict], int] | None = None   # stats.json -> the count the rows can at most reach
+
+
+def view(name: str, features_fn: Callable[[], Features], schema: str, rows_fn: Callable[..., list[dict]],
+         description: str, prompt_form: str, source_count: Callable[[dict], int] | None = None) -> View:
+    return View(name, "train", view_pattern(name), features_fn, schema, description, rows_fn, prompt_form,
+                source_count)
 
 
 def _holdout_features() -> Features:
@@ -64,6 +80,7 @@ class Dataset:
     holdout_rows: Callable[[int, int, int], list[dict]]              # (seed, rows, holdout)
     shard_stats: Callable[[list[dict]], dict]
     combine_stats: Callable[..., dict]
+    views: tuple[View, ...] = ()    # training views, listed after the main config
 
     @property
     def schema(self) -> str:
@@ -81,7 +98,11 @@ class Dataset:
     @property
     def configs(self) -> tuple[Config, ...]:
         """Every config; the first is the default."""
-        return (self.main_config, HOLDOUT)
+        return self.configs_with(views=True)
+
+    def configs_with(self, *, views: bool) -> tuple[Config, ...]:
+        """The configs of a folder generated with or without (`--no-views`) its views."""
+        return (self.main_config, *(self.views if views else ()), HOLDOUT)
 
     def config(self, name: str) -> Config:
         for c in self.configs:

@@ -10,6 +10,7 @@ HOLDOUT_CONFIG = "holdout"
 STATS_FILE = "stats.json"
 QA_DIR = "qa_reports"
 CARD_FILE = "README.md"
+VIEW_DIR = "views"                  # views/<config>/<config>_NNN.parquet: one file per shard and view config
 
 
 def shard_name(index: int) -> str:
@@ -23,3 +24,12 @@ def num_shards(rows: int) -> int:
 def shard_range(shard: int, rows: int) -> range:
     """Row indices of shard `shard` in a run of `rows` rows."""
     return range(shard * SHARD_SIZE, min((shard + 1) * SHARD_SIZE, rows))
+
+
+def view_pattern(config: str) -> str:
+    return f"{VIEW_DIR}/{config}/*.parquet"
+
+
+def view_name(config: str, index: int) -> str:
+    """Shard `index`'s file of view `config` (the config in the file name too: checksums are kept by file name)."""
+    return f"{VIEW_DIR}/{config}/{config}_{index:03d}.parquet"

@@ -35,6 +35,9 @@ def row_features(schema: str) -> Features:
     """The features `load_dataset` casts rows of a row schema (schema/*.schema.json) to: the descriptors' own."""
     if schema == "task":
         return HOLDOUT.features
+    view = next((v for d in DATASETS.values() for v in d.views if v.schema == schema), None)
+    if view is not None:
+        return view.features
     dataset = by_schema(schema)
     if dataset is None:
         raise ValueError(f"schema {schema!r} describes no dataset's rows")

@@ -46,11 +46,22 @@ def turns(row: dict) -> list[dict]:
 def token_stats(rows: Iterable[dict]) -> dict:
     """Characters and tokens per row (mean, p50, p90, max) and the share of rows whose tokens fit each of
     WINDOWS; rows are view rows or sessions (see `turns`)."""
+    return summarize(sizes(rows))
+
+
+def sizes(rows: Iterable[dict]) -> tuple[list[int], list[int]]:
+    """(characters, tokens) of each row: what `summarize` needs, small enough to send from a shard's worker."""
     chars, tokens = [], []
     for row in rows:
         messages = turns(row)
         chars.append(sum(len(m["content"]) for m in messages))
         tokens.append(chat(messages))
+    return chars, tokens
+
+
+def summarize(sizes: tuple[list[int], list[int]]) -> dict:
+    """`token_stats` from `sizes` (those of several shards concatenated give the whole's exact statistics)."""
+    chars, tokens = sizes
     out = {"rows": len(tokens), "chars": _summary(chars), "tokens": _summary(tokens)}
     for window in WINDOWS:
         out[f"fit_{window // 1024}k"] = round(sum(t <= window for t in tokens) / len(tokens), 4) if tokens else None

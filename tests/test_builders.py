@@ -106,7 +106,7 @@ def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
 def test_every_config_loads_with_builder_features(folder, builders, tmp_path):
     dataset, path = folder.name, folder
     builder = builders[dataset]
-    for config in builder.BUILDER_CONFIGS:
+    for config in builder.DATASET.configs_with(views=False):      # views: tests/write/test_view_configs.py
         expected = builder(config_name=config.name).info.features
         b = builder(config_name=config.name, data_dir=str(path), cache_dir=str(tmp_path / "cache"))
         b.download_and_prepare()

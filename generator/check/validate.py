@@ -28,6 +28,7 @@ from typing import Callable
 import orjson
 
 from generator.check import schemas, semantic as semantic_rules
+from generator.check import viewcheck
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
@@ -36,6 +37,8 @@ from generator.check.roles import (FIXED, MAX_MESSAGE, MERGED, ROW_COUNT_KEYS, S
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
+from generator.layout import VIEW_DIR
+from generator.registry import by_schema
 from generator.write.writer import default_workers
 
 # holdout rows are checked against training rows, stats.json against the row counts of both
@@ -147,6 +150,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
             if target.role == "rows":
                 lines, rows[target.path] = _check_rows(target, results, cross, add, bar, semantic)
                 report.lines += lines
+            elif target.role == "views":
+                _check_views(target, add)
             else:
                 _check_other(target, rows, add)
                 if bar:
@@ -299,7 +304,21 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
             targets.append(_Target(path, FIXED.get(path.name) or schema_of_file(path)))
     if (folder / STATS).is_file():
         targets.append(_Target(folder / STATS, "stats", "document", shards, row_schema=row_schema))
+    if by_schema(row_schema) is not None and (by_schema(row_schema).views or (folder / VIEW_DIR).exists()):
+        targets.append(_Target(folder, None, "views", shards, row_schema=row_schema))
     return targets
+
+
+def _check_views(target: _Target, add) -> None:
+    """The folder's view files (`viewcheck`), against the stats.json they are counted in (when it parses)."""
+    folder = target.path
+    try:
+        stats = orjson.loads(_read_bounded(folder / STATS, MAX_DOCUMENT_BYTES))
+    except (OSError, InputError, orjson.JSONDecodeError):
+        stats = None                 # the stats.json target reports why
+    stats = stats if isinstance(stats, dict) else None
+    for rel, line, problem in viewcheck.check(folder, by_schema(target.row_schema), len(target.shards), stats):
+        add(_shown(folder / rel), line, problem)
 
 
 def _check_other(target: _Target, rows: dict[Path, int], add) -> None:

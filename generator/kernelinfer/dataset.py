@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from generator.catalog.tasks import split_tasks
-from generator.dataset import Dataset
+from generator.dataset import Dataset, view
 from generator.kernelinfer import stats
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
@@ -48,6 +48,33 @@ def features():
     return FEATURES
 
 
+def steps_rows(row: dict, *, window_tokens: int) -> list[dict]:
+    from generator.kernelinfer import steps
+
+    return steps.rows(row, window_tokens=window_tokens)
+
+
+def steps_features():
+    from generator.kernelinfer.steps import FEATURES
+
+    return FEATURES
+
+
+def total_steps(stats: dict) -> int:
+    return stats["total_steps"]
+
+
+STEPS = view(
+    "steps", steps_features, "step", steps_rows, "one step of a session: the prompt that led to it, the kernel written",
+    "`prompt` is TRL's conversational prompt: the session's system turn and one user turn holding the task, one "
+    "line per earlier step, the current best kernel with its report and the previous step's kernel with its "
+    "feedback (oldest parts dropped first to fit `--window-tokens`); `completion` is the kernel the engineer wrote "
+    "next. `reward` scores the step as kernelswarm scores a result against the running best (starting at the "
+    "baseline): improving `min(1, log2(best / time))`, no gain -0.05, compile_error -0.1, wrong_result -0.3, a "
+    "variant the GPU lacks -0.05; `session_id` groups a session's steps (a GRPO group).",
+    source_count=total_steps)
+
+
 DESCRIPTION = (
     "Synthetic long-horizon GPU kernel-optimization sessions for LLM inference kernels: a task, then "
     "alternating full CUDA/Triton kernel candidates and simulated compiler / correctness / benchmark feedback."
@@ -73,7 +100,9 @@ FORMAT_NOTES = (
 SFT_SNIPPET = """\
 # messages are already chat turns ({"role", "content"}): one SFT sample per session
 sft = ds.select_columns(["messages"])
-# text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)"""
+# text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)
+# one prompt/completion pair per step, within the window (TRL's conversational prompt-completion form):
+steps = load_dataset("path/to/kernelinfer/views", "steps", split="train")"""
 
 
 KERNELINFER = Dataset(
@@ -82,4 +111,4 @@ KERNELINFER = Dataset(
     total_key="total_steps", features_fn=features, description=DESCRIPTION,
     citation=CITATION, tags=("long-horizon", "sft"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelInfer", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
-    shard_stats=stats.shard_stats, combine_stats=stats.combine)
+    shard_stats=stats.shard_stats, combine_stats=stats.combine, views=(STEPS,))

@@ -44,9 +44,10 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     out = []
     best = None                        # the trace entry of the running best (lowest ok time so far)
     best_ms = row["baseline_ms"]
+    history = [_summary(step) for step in trace]     # made once: every later step's prompt lists the earlier ones
     for i, step in enumerate(trace):
         completion = [{"role": "assistant", "content": msgs[2 + 2 * i]["content"]}]
-        prompt = _prompt(row, i, best, window_tokens - tokens.chat(completion))
+        prompt = _prompt(row, i, best, history[:i], window_tokens - tokens.chat(completion))
         status = "unsupported_arch" if lacks[step["tag"]] else step["status"]
         if prompt is not None:
             out.append({
@@ -60,9 +61,10 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     return out
 
 
-def _prompt(row: dict, i: int, best: dict | None, budget: int) -> list[dict] | None:
-    """System and user turns for step index `i` within `budget` tokens, or None when even the bare task does not
-    fit. Sections are added most important first; the history keeps its newest lines."""
+def _prompt(row: dict, i: int, best: dict | None, lines: list[str], budget: int) -> list[dict] | None:
+    """System and user turns for step index `i` within `budget` tokens (`lines`: one per earlier step), or None
+    when even the bare task does not fit. Sections are added most important first; the history keeps its newest
+    lines."""
     msgs, trace = row["messages"], row["trace"]
     system = msgs[0]
     head, ask = msgs[1]["content"], f"Write step {trace[i]['step']}: the full kernel source."
@@ -91,7 +93,6 @@ def _prompt(row: dict, i: int, best: dict | None, budget: int) -> list[dict] | N
                                  f"{msgs[1 + 2 * i]['content']}")
         add("previous", f"Previous step's kernel (step {previous['step']}, {_label(previous)}):\n"
                         f"{msgs[2 * i]['content']}")
-    lines = [_summary(step) for step in trace[:i]]
     room = left - tokens.count(f"\n\nSteps so far:\n({len(lines)} earlier steps omitted)")
     kept: list[str] = []
     for line in reversed(lines):

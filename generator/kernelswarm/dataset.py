@@ -4,7 +4,7 @@ Which task and scenario each episode gets is `plan`; the episode itself is `epis
 """
 from __future__ import annotations
 
-from generator.dataset import Dataset
+from generator.dataset import Dataset, view
 from generator.kernelswarm import stats
 from generator.kernelswarm.checks import CHECKS
 from generator.kernelswarm.plan import BENCHMARK_SIZE, STREAM, episode, plan
@@ -29,6 +29,52 @@ def features():
     return FEATURES
 
 
+def agent_turns_rows(row: dict, *, window_tokens: int) -> list[dict]:
+    from generator.kernelswarm import agent_turns
+
+    return agent_turns.rows(row, window_tokens=window_tokens)
+
+
+def agent_turns_features():
+    from generator.kernelswarm.agent_turns import FEATURES
+
+    return FEATURES
+
+
+def transitions_rows(row: dict, *, window_tokens: int) -> list[dict]:
+    from generator.kernelswarm import transitions
+
+    return transitions.rows(row, window_tokens=window_tokens)
+
+
+def transitions_features():
+    from generator.kernelswarm.transitions import FEATURES
+
+    return FEATURES
+
+
+def total_results(stats: dict) -> int:
+    return sum(stats["result_statuses"].values())
+
+
+AGENT_TURNS = view(
+    "agent_turns", agent_turns_features, "agent_turn", agent_turns_rows,
+    "one agent's chat of an episode (one row per window of it)",
+    "`messages` is one agent's chat: a system turn for its role, a user turn stating the task, then what reached "
+    "it (messages addressed to it, broadcasts, the results of its own candidates) as user turns and its own "
+    "messages as assistant turns, ending on its last assistant turn; a chat over `--window-tokens` is cut at "
+    "exchange boundaries into rows `window` 0, 1, ..., each opening with the system turn and the task. No reward: "
+    "an SFT set.")
+TRANSITIONS = view(
+    "transitions", transitions_features, "transition", transitions_rows,
+    "one env result: what the acting agent knew, the kernel it submitted, the reward",
+    "`prompt` is the submitting agent's chat up to the candidate the result answers (newest exchanges kept within "
+    "`--window-tokens`), `completion` that candidate's source; `status`, `time_ms` and `reward` are the env "
+    "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain -0.05, "
+    "compile_error -0.1, wrong_result -0.3, unsupported arch -0.05).",
+    source_count=total_results)
+
+
 DESCRIPTION = (
     "Synthetic multi-agent GPU kernel-optimization episodes for LLM inference kernels: a lead and specialist "
     "agents plan, dispatch, submit kernels and receive simulated compile / verify / benchmark results with rewards."
@@ -48,14 +94,9 @@ FORMAT_NOTES = (
 )
 
 SFT_SNIPPET = """\
-# one SFT sample per agent: its own turns as assistant, what it saw as user turns
-def agent_view(row, agent):
-    return [
-        {"role": "assistant" if m["agent"] == agent else "user",
-         "content": m["content"] if m["agent"] == agent else f"[{m['agent']} {m['kind']}] {m['content']}"}
-        for m in row["messages"]
-    ]
-sample = agent_view(ds[0], ds[0]["agents"][1]["id"])"""
+# one SFT sample per (agent, window): its own turns as assistant, what reached it as user turns
+turns = load_dataset("path/to/kernelswarm/views", "agent_turns", split="train")
+# text = tokenizer.apply_chat_template(turns[0]["messages"], tokenize=False)"""
 
 
 KERNELSWARM = Dataset(
@@ -64,4 +105,4 @@ KERNELSWARM = Dataset(
     total_key="total_messages", features_fn=features, description=DESCRIPTION,
     citation=CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
-    shard_stats=stats.shard_stats, combine_stats=stats.combine)
+    shard_stats=stats.shard_stats, combine_stats=stats.combine, views=(AGENT_TURNS, TRANSITIONS))

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int_at_least(0), default=0)
     parser.add_argument("--rows", "--sessions", "--episodes", dest="rows", type=int_at_least(1),
                         help="training rows (default: the dataset's default scale)")
-    parser.add_argument("--holdout", type=int_at_least(0), help="held-out tasks (default: the whole benchmark)")
+    parser.add_argument("--holdout", type=int_at_least(1), help="held-out tasks (default: the whole benchmark)")
     parser.add_argument("--engine", choices=("local", "ray", "slurm"), default="local")
     parser.add_argument("--workers", type=int_at_least(1), default=default_workers(),
                         help="local processes, or the CPUs of a local Ray instance")

@@ -13,7 +13,7 @@ from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.dataset import Dataset
 from generator.catalog import benchmark
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_SIZE
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_SIZE, VIEW_DIR
 from generator.write.parquet import shard_pattern
 
 TASK_CATEGORIES = ["text-generation"]
@@ -25,11 +25,25 @@ SIZE_BOUNDS = [
 
 
 def data_files(dataset: Dataset, data_format: str = "jsonl") -> dict[str, dict[str, str]]:
-    """config -> {split: path pattern} in a dataset folder (jsonl) or a staged Parquet repo."""
+    """config -> {split: path pattern} in a dataset folder (jsonl) or a staged Parquet repo.
+
+    The views are not among them: `load_dataset(folder)` picks one file reader for every config of a card (from
+    the first config's files), so JSONL and Parquet configs cannot share one; they have their own card in
+    `views/` (`render_views_card`)."""
     if data_format not in ("jsonl", "parquet"):
         raise ValueError(f"unknown data format {data_format!r}; expected jsonl or parquet")
     return {c.name: {c.split: c.pattern if data_format == "jsonl" else shard_pattern(c.name, c.split)}
-            for c in dataset.configs}
+            for c in dataset.configs_with(views=False)}
+
+
+def view_data_files(dataset: Dataset) -> dict[str, dict[str, str]]:
+    """view config -> {split: path pattern} relative to the views card's folder (`views/`)."""
+    return {v.name: {v.split: v.pattern.removeprefix(f"{VIEW_DIR}/")} for v in dataset.views}
+
+
+def has_views(stats: dict) -> bool:
+    """Whether the folder stats.json describes was generated with its views (the recorded options say)."""
+    return (stats.get("generator") or {}).get("views", True) is not False
 
 
 def size_category(num_rows: int) -> str:
@@ -38,11 +52,12 @@ def size_category(num_rows: int) -> str:
 
 def card_metadata(dataset: Dataset, *, num_rows: int | None = None, data_format: str = "jsonl") -> dict:
     """YAML front matter: license, task_categories, tags, size_categories, configs, dataset_info."""
-    return _card_data(dataset, num_rows, data_format).to_dict()
+    return _card_data(dataset, num_rows, data_files(dataset, data_format)).to_dict()
 
 
-def _card_data(dataset: Dataset, num_rows: int | None, data_format: str) -> DatasetCardData:
-    default = dataset.configs[0].name
+def _card_data(dataset: Dataset, num_rows: int | None, files: dict[str, dict[str, str]]) -> DatasetCardData:
+    """Card data for the configs named in `files` (config -> {split: pattern}); the first is the default."""
+    default = next(iter(files))
     card_data = DatasetCardData(
         license="mit",
         pretty_name=dataset.title,
@@ -55,11 +70,11 @@ def _card_data(dataset: Dataset, num_rows: int | None, data_format: str) -> Data
                 **({"default": True} if name == default else {}),
                 "data_files": [{"split": split, "path": path} for split, path in splits.items()],
             }
-            for name, splits in data_files(dataset, data_format).items()
+            for name, splits in files.items()
         ],
     )
     infos = datasets.info.DatasetInfosDict(
-        {c.name: datasets.DatasetInfo(features=c.features) for c in dataset.configs}
+        {name: datasets.DatasetInfo(features=dataset.config(name).features) for name in files}
     )
     infos.to_dataset_card_data(card_data)
     return card_data
@@ -76,18 +91,28 @@ def num_rows_from(dataset: Dataset, stats: dict) -> int | None:
 
 def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") -> str:
     """The full README.md: front matter from `card_metadata`, then the prose sections."""
-    card_data = _card_data(dataset, num_rows_from(dataset, stats), data_format)
+    views = has_views(stats)
+    card_data = _card_data(dataset, num_rows_from(dataset, stats), data_files(dataset, data_format))
     sections = [
         f"# {dataset.title}\n\n{dataset.description}\n\n{SIMULATED_WARNING}\n\n{_version_line(stats)}",
         _scope(),
         _hardware(),
         _format(dataset),
+        *([_views(dataset, stats)] if views and dataset.views else []),
         _statistics(stats),
         PROVENANCE,
         _loading(dataset, data_format),
         f"## Citation\n\n```bibtex\n{dataset.citation}\n```",
     ]
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
+
+
+def render_views_card(dataset: Dataset, stats: dict) -> str:
+    """`views/README.md`: the view configs as a dataset of their own, so `load_dataset(folder / "views", name)`
+    reads their Parquet files (the folder's own card cannot: see `data_files`)."""
+    card_data = _card_data(dataset, None, view_data_files(dataset))
+    body = f"# {dataset.title}: training views\n\n{SIMULATED_WARNING}\n\n{_views(dataset, stats)}"
+    return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body}\n"))
 
 
 def _version_line(stats: dict) -> str:
@@ -174,6 +199,25 @@ def _format(dataset: Dataset) -> str:
         "(the same rows concatenated, for convenience; not a config), `tasks_holdout.jsonl`, `stats.json` "
         "(aggregate statistics), `qa_reports/batch_NNN.json` (mechanical checks per batch)."
     )
+
+
+def _views(dataset: Dataset, stats: dict) -> str:
+    """The training view configs: what a row is, its prompt form and reward, its columns and token sizes."""
+    window = (stats.get("generator") or {}).get("window_tokens")
+    budget = f"{window:,}" if isinstance(window, int) else "the `--window-tokens`"
+    name = dataset.name
+    calls = "\n".join(f'ds = load_dataset("path/to/{name}/views", "{v.name}", split="train")' for v in dataset.views)
+    parts = [f"## Training views\n\nConfigs derived from the `{dataset.main_config.name}` rows, one zstd Parquet "
+             f"file per batch (`views/<config>/<config>_NNN.parquet`), each row within {budget} tokens (a "
+             "conservative count: `ceil(utf8 bytes / 2)` per text plus 8 per chat turn). `tokens` in "
+             "`stats.json` gives characters and tokens per row of every config, and the share of rows fitting "
+             "32K and 128K. They are configs of the card in `views/` (`datasets` reads every config of one card "
+             "with one file reader, so these Parquet configs cannot sit beside the JSONL ones):\n\n"
+             f"```python\nfrom datasets import load_dataset\n\n{calls}\n```"]
+    for v in dataset.views:
+        columns = ", ".join(f"`{name}` ({feature_type(f)})" for name, f in v.features.items())
+        parts.append(f"### `{v.name}`\n\nOne row: {v.description}. {v.prompt_form}\n\nColumns: {columns}.")
+    return "\n\n".join(parts)
 
 
 def _flatten(stats: dict, prefix: str = "") -> list[tuple[str, object]]:

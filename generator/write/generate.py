@@ -14,13 +14,14 @@ from pathlib import Path
 
 import orjson
 
-from generator import SCHEMA_VERSION, __version__
+from generator import SCHEMA_VERSION, __version__, tokens
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
-from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE
-from generator.write.card import render_card
+from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, VIEW_DIR, view_name
+from generator.write.card import render_card, render_views_card
+from generator.write.views import WINDOW_TOKENS, ViewFiles, read_rows
 from generator.write.writer import OutputError, default_workers, write_dataset
 
 INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)
@@ -51,17 +52,40 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-proc", type=int_at_least(1), default=default_workers(),
                         help="processes that make the shards and validate the output (default: usable CPUs, at "
                         "most 8); the bytes do not depend on it")
+    names = ", ".join(v.name for v in dataset.views)
+    parser.add_argument("--no-views", dest="views", action="store_false",
+                        help=f"skip the training views ({names}): no views/ files, no such configs in the card")
+    parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
+                        help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
 
 
 def task_key(row: dict) -> tuple:
     return row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items()))
 
 
-def shard_summary(dataset: Dataset, shard: int, rows: list[dict]) -> dict:
-    """Runs in the worker: stats, the QA report and the keys for the cross-shard checks."""
+def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[str, bytes] | None = None) -> dict:
+    """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, and each config's
+    characters and tokens per row (the main rows', and those of the shard's view files)."""
+    import pyarrow as pa
+
+    sizes = {dataset.main_config.name: tokens.sizes(rows)}
+    for view in dataset.views:
+        data = (views or {}).get(view_name(view.name, shard))
+        if data is not None:
+            sizes[view.name] = tokens.sizes(read_rows(pa.BufferReader(data)))
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
-            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows]}
+            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes}
+
+
+def token_summary(results: list[dict]) -> dict:
+    """Per config, `tokens.token_stats` over every shard's rows (exact: the shards' sizes are concatenated)."""
+    out = {}
+    for name in results[0]["sizes"] if results else ():
+        chars = [c for r in results for c in r["sizes"][name][0]]
+        counts = [t for r in results for t in r["sizes"][name][1]]
+        out[name] = tokens.summarize((chars, counts))
+    return out
 
 
 def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: list[dict]) -> list[str]:
@@ -90,11 +114,14 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
             problems.extend(qa.failures(res["qa"]))
         summary = dataset.combine_stats([r["stats"] for r in results], holdout_tasks=len(holdout_rows),
                                      data_bytes=data_bytes, options=options)
+        summary["tokens"] = token_summary(results)
         files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows),
                  STATS_FILE: orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)}
         for i, res in enumerate(results):
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
         files[CARD_FILE] = render_card(dataset, summary).encode()
+        if options["views"] and dataset.views:
+            files[f"{VIEW_DIR}/{CARD_FILE}"] = render_views_card(dataset, summary).encode()
         return files
     return build
 
@@ -108,10 +135,11 @@ def folder_check(problems: list[str], jobs: int):
     return check
 
 
-def run_options(dataset: Dataset, seed: int, rows: int, holdout: int) -> dict:
-    """The options stats.json records: the run's, and the held-out benchmark's version."""
+def run_options(dataset: Dataset, seed: int, rows: int, holdout: int, *, views: bool = False,
+                window_tokens: int = WINDOW_TOKENS) -> dict:
+    """The options stats.json records: the run's, the held-out benchmark's version and the training views'."""
     return {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": seed, dataset.count_flag: rows,
-            "holdout": holdout, "benchmark": benchmark.VERSION}
+            "holdout": holdout, "benchmark": benchmark.VERSION, "views": views, "window_tokens": window_tokens}
 
 
 def run(dataset: Dataset, args) -> int:
@@ -132,7 +160,8 @@ def run(dataset: Dataset, args) -> int:
 
 
 def _run(dataset: Dataset, args) -> int:
-    options = run_options(dataset, args.seed, args.rows, args.holdout)
+    options = run_options(dataset, args.seed, args.rows, args.holdout, views=args.views,
+                          window_tokens=args.window_tokens)
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:
@@ -145,7 +174,8 @@ def _run(dataset: Dataset, args) -> int:
             num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=dataset.merged_file, num_proc=args.num_proc,
             per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems),
-            finalize=folder_check(problems, args.num_proc), options=options)
+            finalize=folder_check(problems, args.num_proc), options=options,
+            shard_files=ViewFiles(dataset, args.window_tokens) if args.views and dataset.views else None)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2

@@ -112,27 +112,58 @@ def _kernel_copy(src_fd: int, dst_fd: int) -> None:
 
 
 def write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
-                 per_shard: Callable[[int, list[dict]], Any] | None, finished: Path | None = None
+                 per_shard: Callable[..., Any] | None, finished: Path | None = None, shard_files=None
                  ) -> tuple[int, Any, bool]:
     """Generate (or reuse) shard `index` under `work`; return (bytes, per_shard result, reused).
 
     A shard is reused when it verifies against its recorded checksum, in `work` (an interrupted run) or in the
-    `finished` folder being rebuilt; anything else there is regenerated."""
+    `finished` folder being rebuilt; anything else there is regenerated. Its side files (`shard_files`) are
+    reused with it when they verify too, else made again from its rows."""
     rel = shard_name(index)
     data = outdir.verified(work, rel)
     if data is None and finished is not None:
         data = outdir.adopt(finished, work, rel)
     if data is not None:
-        rows = [orjson.loads(line) for line in data.splitlines()] if per_shard else []
-        return len(data), per_shard(index, rows) if per_shard else None, True
+        side = _reused_side(work, finished, index, shard_files)
+        rows = [orjson.loads(line) for line in data.splitlines()] if per_shard or side is None else []
+        if side is None:
+            side = _write_side(work, shard_files(index, rows))
+        return len(data), _summarize(per_shard, index, rows, side, shard_files), True
     with _collector_paused():
-        return _new_shard(work, rel, index, rows_for_shard, per_shard)
+        return _new_shard(work, rel, index, rows_for_shard, per_shard, shard_files)
+
+
+def _reused_side(work: Path, finished: Path | None, index: int, shard_files) -> dict[str, bytes] | None:
+    """The shard's verified side files (from `work`, else `finished`), or None when one of them is not."""
+    side = {}
+    for rel in shard_files.names(index) if shard_files else ():
+        data = outdir.verified(work, rel)
+        if data is None and finished is not None:
+            data = outdir.adopt(finished, work, rel)
+        if data is None:
+            return None
+        side[rel] = data
+    return side
+
+
+def _write_side(work: Path, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    for rel, data in files.items():
+        write_atomic(work / rel, data)
+        outdir.record(work, rel, outdir.digest_line(data))
+    return dict(files)
+
+
+def _summarize(per_shard, index: int, rows: list[dict], side: dict[str, bytes], shard_files) -> Any:
+    """`per_shard(index, rows)`, given the side files too (`per_shard(index, rows, side)`) when there are some."""
+    if not per_shard:
+        return None
+    return per_shard(index, rows, side) if shard_files else per_shard(index, rows)
 
 
 def _new_shard(work: Path, rel: str, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
-               per_shard: Callable[[int, list[dict]], Any] | None) -> tuple[int, Any, bool]:
+               per_shard: Callable[..., Any] | None, shard_files=None) -> tuple[int, Any, bool]:
     """Each row is written as it is made, so a shard's bytes are never held whole (rows, their bytes and the
-    join were ~3x the shard); the rows themselves are kept only for `per_shard`."""
+    join were ~3x the shard); the rows themselves are kept only for `per_shard` and `shard_files`."""
     rows: list[dict] = []
     size = 0
     digest = hashlib.sha256()
@@ -142,10 +173,11 @@ def _new_shard(work: Path, rel: str, index: int, rows_for_shard: Callable[[int],
             stream.write(line)
             digest.update(line)
             size += len(line)
-            if per_shard:
+            if per_shard or shard_files:
                 rows.append(row)
+    side = _write_side(work, shard_files(index, rows)) if shard_files else {}
     outdir.record(work, rel, outdir.sum_line(digest.hexdigest(), size))
-    return size, per_shard(index, rows) if per_shard else None, False
+    return size, _summarize(per_shard, index, rows, side, shard_files), False
 
 
 @contextmanager
@@ -196,7 +228,8 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
                   extra_files: Mapping[str, bytes] | Callable[[list[Any], int], Mapping[str, bytes]] = (),
                   finalize: Callable[[Path], list[str]] | None = None,
                   per_shard: Callable[[int, list[dict]], Any] | None = None,
-                  options: Mapping[str, Any] | None = None, progress: bool | None = None) -> Summary:
+                  options: Mapping[str, Any] | None = None, progress: bool | None = None,
+                  shard_files=None) -> Summary:
     """Write `num_rows` rows as shards of `shard_size`, the merged view, and extra files; then finalize.
 
     - `rows_for_shard(i)` yields the rows of shard i (rows i*shard_size ...); with num_proc > 1 it and
@@ -208,18 +241,21 @@ def write_dataset(out_dir, *, rows_for_shard: Callable[[int], Iterable[dict]], n
     - `finalize(work_dir)` checks the assembled folder and returns problems; any problem keeps the folder at
       its partial name and is reported in `Summary.problems`.
     - `options` (JSON-able) is recorded in the marker; a rerun reuses shards only under equal options.
+    - `shard_files` (optional, picklable): `shard_files.names(i)` are the side files of shard i (e.g. its view
+      Parquet files) and `shard_files(i, rows)` their bytes, made in the worker from the shard's rows, checksummed
+      and reused with the shard like it; `per_shard` then receives them too: `per_shard(i, rows, files)`.
     """
     out = Path(out_dir)
     try:
         with outdir.locked(out):
             return _write(out, rows_for_shard, num_rows, shard_size, merged_name, num_proc, extra_files, finalize,
-                          per_shard, options, progress)
+                          per_shard, options, progress, shard_files)
     except outdir.Busy as exc:
         raise OutputError(str(exc)) from None
 
 
 def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_proc, extra_files, finalize,
-           per_shard, options, progress) -> Summary:
+           per_shard, options, progress, shard_files) -> Summary:
     started = time.perf_counter()
     work = out.with_name(f".{out.name}.partial")
     marker = orjson.dumps({"options": options or {}, "num_rows": num_rows, "shard_size": shard_size},
@@ -244,12 +280,12 @@ def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_pro
 
     if num_proc <= 1 or n_shards == 1:
         for i in range(n_shards):
-            collect(i, write_shard(work, i, rows_for_shard, per_shard, finished))
+            collect(i, write_shard(work, i, rows_for_shard, per_shard, finished, shard_files))
     else:
         pool = ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn"),
                                    initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
         try:     # Ctrl-C reaches the workers too: they finish their shard quietly, the rest is cancelled
-            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard, finished)
+            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard, finished, shard_files)
                        for i in range(n_shards)]
             for i, fut in enumerate(futures):
                 collect(i, fut.result())

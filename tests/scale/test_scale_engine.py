@@ -26,7 +26,9 @@ def files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def cli_folder(make_folder, tmp_path_factory) -> Path:
-    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT)
+    """The local CLI's folder for the same options (the engines write no training views yet: --no-views)."""
+    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT,
+                       extra=("--no-views",))
 
 
 def scale(out: Path, *extra: str) -> int:

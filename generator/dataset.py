@@ -64,7 +64,6 @@ class Dataset:
     count_flag: str                 # "sessions": the CLI's --<count_flag> and the builder's num_<count_flag>
     default_rows: int
     default_holdout: int
-    stream: int                     # the dataset's word in every row's SeedSequence (never reuse one)
     id_field: str                   # "session_id"
     merged_file: str                # "sessions.jsonl": the shards concatenated (the seed's layout)
     total_key: str                  # the stats.json count printed in the CLI's summary line

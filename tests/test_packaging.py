@@ -40,8 +40,8 @@ def imported_distributions() -> dict[str, set[str]]:
             else:
                 continue
             for top in {name.split(".")[0] for name in names} - set(sys.stdlib_module_names) - {"generator"}:
-                assert top in owners, f"{path.name} imports {top!r}, which no installed distribution provides"
-                for dist in owners[top]:
+                # an optional extra (ray) may be absent here: then its import name is its distribution name
+                for dist in owners.get(top, [top]):
                     found.setdefault(normalized(dist), set()).add(path.name)
     return found
 

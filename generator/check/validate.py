@@ -11,13 +11,11 @@ given or found in a folder), 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import errno
 import itertools
 import json
 import multiprocessing
 import os
 import signal
-import stat
 import sys
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
@@ -32,7 +30,7 @@ from generator.check import viewcheck
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
-from generator.check.roles import (FIXED, MAX_MESSAGE, MERGED, ROW_COUNT_KEYS, SHARDS, STATS, one_line as _one_line,
+from generator.check.roles import (FIXED, MERGED, ROW_COUNT_KEYS, SHARDS, STATS, one_line as _one_line,
                                    path_kind, shown as _shown)
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS

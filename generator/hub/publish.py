@@ -20,14 +20,14 @@ import orjson
 
 from generator.hub import client as hub
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_FILE, STATS_FILE
+from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
 from generator.registry import DATASETS
 from generator.write.card import render_card
 from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 from generator.check.schemas import SCHEMA_DIR
 from generator.check.validate import InputError, validate_paths
 
-DATA_DIRS = ("batches", "qa_reports")
+DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR)   # every regular file below them (views/: the view card and Parquet)
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
 
@@ -107,7 +107,8 @@ def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     files = [dataset.merged_file, HOLDOUT_FILE, STATS_FILE]
-    files += [p.relative_to(folder).as_posix() for d in DATA_DIRS for p in sorted((folder / d).glob("*")) if p.is_file()]
+    files += [p.relative_to(folder).as_posix() for d in DATA_DIRS for p in sorted((folder / d).rglob("*"))
+              if p.is_file() and not p.is_symlink()]
     for rel in files:
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(folder / rel, work / rel)
@@ -116,7 +117,7 @@ def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
         if schema.name.endswith(".schema.json"):
             (work / "schema" / schema.name).write_bytes(schema.read_bytes())
     if data_format == "parquet":
-        for config in dataset.configs:
+        for config in dataset.configs_with(views=False):     # views are Parquet already, under views/
             write_parquet_shards(sorted(work.glob(config.pattern)), work, config.name, config.split, config.features)
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
     (work / hub.CARD).write_text(render_card(dataset, stats, data_format=data_format), encoding="utf-8")

@@ -107,7 +107,7 @@ steps = load_dataset("path/to/kernelinfer/views", "steps", split="train")"""
 
 KERNELINFER = Dataset(
     name="kernelinfer", title="kernelstrain — kernelinfer", row_unit="session", count_flag="sessions",
-    default_rows=1899, default_holdout=BENCHMARK_SIZE, stream=STREAM, id_field="session_id", merged_file="sessions.jsonl",
+    default_rows=1899, default_holdout=BENCHMARK_SIZE, id_field="session_id", merged_file="sessions.jsonl",
     total_key="total_steps", features_fn=features, description=DESCRIPTION,
     citation=CITATION, tags=("long-horizon", "sft"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelInfer", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,

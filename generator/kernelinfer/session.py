@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator.sim import clock, correctness, feedback, workbench
+from generator.sim import clock, correctness, feedback
 from generator.catalog.hardware import FEATURES, GPUS
 from generator.kernels.style import draw_style
 from generator.sim.seeding import below, word32

@@ -36,6 +36,8 @@ from generator.kernels.style import draw_style
 from generator.catalog.tasks import all_tasks
 from generator.kernels import render
 from generator.kernels.record_resources import COMMAND, tool_version
+from generator.kernelinfer.dataset import KERNELINFER
+from generator.layout import SHARD_PATTERN
 
 MISSING_TEMPLATES: set[str] = set()   # variants the catalog skipped because no template file exists yet
 RENDER_ERRORS: dict[str, str] = {}    # op/impl/variant -> why its template did not render
@@ -267,9 +269,10 @@ def expected_from_feedback(status: str, text: str) -> Expected:
 def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
     """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
 
-    files = sorted((folder / "batches").glob("*.jsonl")) or [folder / "sessions.jsonl"]
+    files = sorted(folder.glob(SHARD_PATTERN)) or [folder / KERNELINFER.merged_file]
     if not files[0].is_file():
-        raise SystemExit(f"audit-compile: {folder}: no batches/*.jsonl or sessions.jsonl (not a kernelinfer folder)")
+        raise SystemExit(f"audit-compile: {folder}: no {SHARD_PATTERN} or {KERNELINFER.merged_file} "
+                         "(not a kernelinfer folder)")
     strata: dict[tuple, list[Candidate]] = {}
     for path in files:
         with open(path, "rb") as fh:
@@ -292,7 +295,7 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                     filename = name.group(1) if name else f"{row['op']}_{step['tag']}.{'cu' if row['impl'] == 'cuda' else 'py'}"
                     src = Source(text, filename, row["impl"], arch)
                     meta = {"op": row["op"], "impl": row["impl"], "gpu": row["gpu"], "arch": arch,
-                            "variant": step["tag"], "session": row.get("session_id"), "step": step["step"],
+                            "variant": step["tag"], "session": row.get(KERNELINFER.id_field), "step": step["step"],
                             "stratum": exp.kind or exp.status, "file": f"{path.name}:{line_no}"}
                     key = (row["op"], row["impl"], arch, exp.kind or exp.status)
                     strata.setdefault(key, []).append(Candidate("", src, exp, meta))

@@ -11,7 +11,7 @@ where that differs from the first render (the excerpt's differing lines, the dif
 the shown line reads). When the edit, a line the tool shows, or the names a misspelling must avoid involve a line
 on which the two renders differ, the fault is tried in the next, narrower family the caller names (the same dtype
 too), else made on the render directly (`faults.inject`), the rng rewound each time, so the result is what
-`faults.inject` gives in every case; tests/test_fault_families.py checks that over the catalog. A render is
+`faults.inject` gives in every case; tests/kernels/test_fault_families.py checks that over the catalog. A render is
 compared with the first in place: the text between the few lines some render differed on must match exactly,
 those lines are read up to their newline (a render that differs elsewhere is split into lines).
 """

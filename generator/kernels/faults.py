@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
-from typing import Callable, Mapping
+from typing import Callable
 
 from generator.catalog.hardware import GPUS, has
 from generator.kernels import Source, full_params, scanner

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generator.catalog.resources import COLUMNS, TABLE, Usage, key, read_table
+from generator.catalog.resources import COLUMNS, TABLE, Usage, key
 from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import all_tasks
 from generator.kernels.compilers import batch_unit, gencode, nvcc_path
@@ -122,7 +122,7 @@ def record(jobs: int = 2, batch_size: int = 16) -> str:
                 k = key(task.op, v.tag, task.dtype, src.compile_arch, dict(task.shape), params)
                 rows.append("\t".join(k + tuple(str(x) for x in (use.threads, use.registers, use.spill_stores,
                                                                    use.smem))))
-    head = [f"# Registers per thread, spill stores and static shared memory from `nvcc -cubin -gencode ... -Xptxas -v`",
+    head = ["# Registers per thread, spill stores and static shared memory from `nvcc -cubin -gencode ... -Xptxas -v`",
             f"# for the CUDA configurations whose launch could be refused for registers; regenerate: {COMMAND}",
             f"# nvcc: {tool_version()}", "\t".join(COLUMNS)]
     return "\n".join(head + sorted(rows)) + "\n"

@@ -284,7 +284,7 @@ def row_checks_pass(row) -> bool:
     validator's hot path, one pass over the messages instead of one per check.
 
     It leans on what the schema already guarantees (each kind's sender roles and fields, a zero reward on every
-    kind but result and verdict; tests/test_validate_semantic.py proves the schema says so): only env sends results
+    kind but result and verdict; tests/check/test_validate_semantic.py proves the schema says so): only env sends results
     and leaderboards, only the other roles send candidates, merges and the verdict. False says only "look closer":
     the checks themselves then name what fails. A malformed row raises, as the checks would.
     """

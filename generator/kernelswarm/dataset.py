@@ -7,7 +7,7 @@ from __future__ import annotations
 from generator.dataset import Dataset, view
 from generator.kernelswarm import stats
 from generator.kernelswarm.checks import CHECKS
-from generator.kernelswarm.plan import BENCHMARK_SIZE, STREAM, episode, plan
+from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import shard_range
 from generator.sim.workbench import holdout_row
 
@@ -101,7 +101,7 @@ turns = load_dataset("path/to/kernelswarm/views", "agent_turns", split="train")
 
 KERNELSWARM = Dataset(
     name="kernelswarm", title="kernelstrain — kernelswarm", row_unit="episode", count_flag="episodes",
-    default_rows=2400, default_holdout=BENCHMARK_SIZE, stream=STREAM, id_field="episode_id", merged_file="episodes.jsonl",
+    default_rows=2400, default_holdout=BENCHMARK_SIZE, id_field="episode_id", merged_file="episodes.jsonl",
     total_key="total_messages", features_fn=features, description=DESCRIPTION,
     citation=CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,

@@ -1,2 +1,3 @@
-"""Scaling past one seed and one machine: the fixed held-out benchmark, several engineers per task, and shard
-generation on a distributed engine (`engine`)."""
+"""Generation past one machine: a dataset made as independent shard tasks on an engine (`engines`: local,
+Ray, Slurm) into any fsspec URL (`store`), resumed from completion markers (`shards`), then assembled (`finish`).
+The task space it draws from (the fixed benchmark, engineers per task, model shapes) lives in `generator/catalog/`."""

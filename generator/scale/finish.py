@@ -35,7 +35,7 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
     problems: list[str] = []
     files = extra_files(ds, spec.options(), ds.holdout_rows(spec.seed, spec.rows, spec.holdout), problems)(
         results, total)
-    for rel, data in files.items():           # the card is the last entry
+    for rel, data in files.items():           # the main card is written after the data it describes
         store.write(rel, data)
     local = store.local_path()
     if local is not None:

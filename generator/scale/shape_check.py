@@ -17,7 +17,8 @@ import orjson
 from generator.catalog.tasks import model_tasks
 from generator.check import qa
 from generator.check.validate import validate_paths
-from generator.kernelinfer.checks import CHECKS
+from generator.kernelinfer.dataset import KERNELINFER
+from generator.layout import SHARD_SIZE
 from generator.kernelinfer.session import simulate_session
 from generator.sim.seeding import rng_for
 
@@ -37,11 +38,12 @@ def representatives(every: int = 1) -> list:
 def check(tasks, out: Path) -> list[str]:
     rows = [simulate_session(t, rng_for(0, CHECK_STREAM, i)) for i, t in enumerate(tasks)]
     problems = []
-    for start in range(0, len(rows), 100):
-        report = qa.run_checks(CHECKS, rows[start:start + 100], f"models_{start // 100:03d}", id_field="session_id")
+    for start in range(0, len(rows), SHARD_SIZE):
+        report = qa.run_checks(KERNELINFER.checks, rows[start:start + SHARD_SIZE], f"models_{start // SHARD_SIZE:03d}",
+                               id_field=KERNELINFER.id_field)
         problems += qa.failures(report)
     out.write_bytes(b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows))
-    report = validate_paths([out], schema="session")
+    report = validate_paths([out], schema=KERNELINFER.schema)
     return problems + [f"{f.path}:{f.line}: {f.message}" for f in report.findings]
 
 

@@ -1,7 +1,7 @@
 """The generation command shared by both datasets: arguments, the writer, QA, stats, card and validation.
 
 Each dataset's `Dataset` descriptor supplies its row function per shard, holdout rows, stats, checks and id
-field; this module wires them to the generic writer (`io.write_dataset`) the same way for both, so the two folders are produced,
+field; this module wires them to the generic writer (`generator.write.writer.write_dataset`) the same way for both, so the two folders are produced,
 checked and summarized identically. The folder only gets its final name when the validator and every QA check
 pass.
 """

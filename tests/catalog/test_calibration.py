@@ -1,4 +1,4 @@
-"""The model against its published anchors (generator/calibration.py, docs/calibration.md): the CUDA-core GEMM
+"""The model against its published anchors (generator/catalog/calibration.py, docs/calibration.md): the CUDA-core GEMM
 ladder, the DRAM and tensor-core ceilings no measured time may pass, and the timing noise of a median of 100 runs."""
 import numpy as np
 import pytest

@@ -108,7 +108,7 @@ def test_launch_limits_speak_like_the_tools():
 
 
 def test_dynamic_smem_limits_fail_somewhere_and_registers_never_without_a_task():
-    """A register refusal needs ptxas's record for the task's render (tests/test_resources.py)."""
+    """A register refusal needs ptxas's record for the task's render (tests/kernels/test_resources.py)."""
     reasons = set()
     for v in VARIANTS:
         if "cuda" not in v.impls:

@@ -122,7 +122,6 @@ def episodes() -> list[dict]:
 
 
 def test_the_swarm_shortcut_vouches_for_every_row_check_and_passes_real_rows(episodes):
-    from generator.check import qa
     from generator.kernelswarm import checks as qa_swarm
 
     registered = {c.fn for c in KS_CHECKS.checks if c.scope == "row" and c.name not in semantic.QA_ONLY}
@@ -272,7 +271,6 @@ def _session_mutant(row: dict, rng) -> dict:
 
 
 def test_the_session_shortcut_vouches_for_every_row_check_and_passes_real_rows(sessions):
-    from generator.check import qa
 
     registered = {c.fn for c in KI_CHECKS.checks if c.scope == "row" and c.name not in semantic.QA_ONLY}
     assert KI_CHECKS.shortcut_fn.vouches == registered

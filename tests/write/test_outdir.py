@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
 from generator.write import outdir

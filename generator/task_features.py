@@ -4,7 +4,7 @@ Kept apart from the descriptor so that what only validates or generates never im
 """
 from __future__ import annotations
 
-from datasets import Features, Json, Value
+from datasets import Features, Json, List, Value
 
 # The task as every row states it; `shape` keys vary per op, hence Json.
 TASK_FIELDS = {
@@ -25,3 +25,13 @@ HOLDOUT_FEATURES = Features({
     "baseline_ms": Value("float64"),
     "roofline_ms": Value("float64"),
 })
+
+
+CHAT_TURN = {"role": Value("string"), "content": Value("string")}
+
+
+def prompt_completion(head: dict) -> Features:
+    """A training-view row in TRL's conversational prompt-completion form: `head`'s columns (ids, outcome,
+    reward), then the prompt and completion turns and their token counts (the steps and transitions views)."""
+    return Features({**head, "prompt": List(CHAT_TURN), "completion": List(CHAT_TURN),
+                     "prompt_tokens": Value("int64"), "completion_tokens": Value("int64")})

@@ -14,15 +14,15 @@ A step whose system turn, task and completion alone exceed the window yields no 
 """
 from __future__ import annotations
 
-from datasets import Features, List, Value
+from datasets import Value
 
 from generator import tokens
 from generator.catalog.variants import gpu_lacks
 from generator.sim.rewards import result_reward
+from generator.task_features import prompt_completion
 
 WINDOW_TOKENS = 32_768
-_TURN = {"role": Value("string"), "content": Value("string")}
-FEATURES = Features({
+FEATURES = prompt_completion({
     "session_id": Value("string"),
     "step": Value("int64"),
     "kind": Value("string"),
@@ -30,10 +30,6 @@ FEATURES = Features({
     "status": Value("string"),
     "time_ms": Value("float64"),
     "reward": Value("float64"),
-    "prompt": List(_TURN),
-    "completion": List(_TURN),
-    "prompt_tokens": Value("int64"),
-    "completion_tokens": Value("int64"),
 })
 
 

@@ -8,14 +8,14 @@ window with the task alone yields no row.
 """
 from __future__ import annotations
 
-from datasets import Features, List, Value
+from datasets import Value
 
 from generator.kernelswarm import agent_view
 from generator import tokens
+from generator.task_features import prompt_completion
 
 WINDOW_TOKENS = 32_768
-_TURN = {"role": Value("string"), "content": Value("string")}
-FEATURES = Features({
+FEATURES = prompt_completion({
     "episode_id": Value("string"),
     "scenario": Value("string"),
     "agent": Value("string"),
@@ -25,10 +25,6 @@ FEATURES = Features({
     "status": Value("string"),
     "time_ms": Value("float64"),
     "reward": Value("float64"),
-    "prompt": List(_TURN),
-    "completion": List(_TURN),
-    "prompt_tokens": Value("int64"),
-    "completion_tokens": Value("int64"),
 })
 
 

@@ -17,7 +17,6 @@ import numpy as np
 from generator.sim import clock, correctness, feedback
 from generator.catalog.hardware import FEATURES, GPUS
 from generator.kernels.style import draw_style
-from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
 from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
 
@@ -92,7 +91,6 @@ class _Engineer:
 
     def __init__(self, wb: Workbench, rng: np.random.Generator):
         self.wb, self.rng = wb, rng
-        self.word32 = word32(rng)              # for `below`: rng.integers(n)'s draws without its per-call work
         self.dtype = wb.task.dtype
         if not any(wb.legal.values()):
             raise ValueError(f"{wb.task}: no {wb.task.impl} variant of {wb.task.op} can run {self.dtype} "
@@ -228,14 +226,14 @@ class _Engineer:
         if best is not None and self.rng.random() >= P_EXPLORE:
             moves = self._moves(best.tag, self.best_key)
             if moves:
-                return best.tag, dict(moves[below(self.word32, len(moves))]), "tune"
+                return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
         self._rank()
         frontier = self._frontier
         while frontier:
             o, key = frontier[0]
             moves = self._moves(o.tag, key)
             if moves:
-                return o.tag, dict(moves[below(self.word32, len(moves))]), "tune"
+                return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
             del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
 
@@ -267,7 +265,7 @@ class _Engineer:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
                 space = _space(self.wb.by_tag[tag])
-                start = below(self.word32, len(space))
+                start = int(self.rng.integers(len(space)))
                 pending = self.pending[tag] = list(space[start:] + space[:start])
             limited = tag in self.launch_failed    # _known_limit asked only where it can say yes
             while pending:                     # tried and blocked only grow: what is skipped stays skipped

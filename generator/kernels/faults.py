@@ -22,7 +22,6 @@ from typing import Callable
 
 from generator.catalog.hardware import GPUS, has
 from generator.kernels import Source, full_params, scanner
-from generator.sim.seeding import below, word32
 from generator.catalog.variants import launch_limits
 
 FAULT_KINDS = (
@@ -154,10 +153,9 @@ def _pick(sites: list, kind: str, source: Source, rng) -> int:
 
 
 def _index(rng, n: int) -> int:
-    """`int(rng.integers(n))` (so also `rng.choice` of an n-item list), drawn as numpy draws it without integers'
-    per-call argument work (seeding.below: ~0.8 us less a draw, ~5 us less a choice; faults draw ~50,000 times a
-    kernelinfer run); the site prober's stand-in rng always takes the first."""
-    return 0 if rng.__class__ is _NullRng else below(word32(rng), n)
+    """`int(rng.integers(n))` (so also `rng.choice` of an n-item list); the site prober's stand-in rng always
+    takes the first."""
+    return 0 if rng.__class__ is _NullRng else int(rng.integers(n))
 
 
 

@@ -25,7 +25,6 @@ from generator.sim import clock, rewards
 from generator.sim.feedback import result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog.ops import shape_label
-from generator.sim.seeding import below, word32
 from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
 
 SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
@@ -74,9 +73,8 @@ class _Episode:
         # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
         # (plain tuples: ~100,000 a run); the round's end puts them in time order, same-time ones as queued.
         self.pending: list[tuple] = []
-        self._word32 = word32(self.rng)   # the generator's own 32-bit draws (see _sample)
         lo, hi = SCENARIOS[self.scenario]
-        n = lo + below(self._word32, hi + 1 - lo)          # rng.integers(lo, hi + 1)'s draw
+        n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
         skills = self.rng.normal(1.0, 0.13, n).tolist()        # the same draws as n calls, in one
         self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4))
@@ -203,7 +201,7 @@ class _Episode:
         """Of `options`, the one the agent believes fastest among the few it has time to consider (the first
         such on a tie)."""
         k = min(len(options), 1 + round(2 * agent.skill))
-        considered = [options[i] for i in _sample(self._word32, len(options), k)]
+        considered = [options[i] for i in self.rng.choice(len(options), size=k, replace=False).tolist()]
         guesses = self.guesses(agent, [(tag, params) for params in considered])
         return considered[guesses.index(min(guesses))]
 
@@ -283,21 +281,6 @@ class _Episode:
 
 
 _pending_time = itemgetter(0)
-
-
-def _sample(word32: tuple, n: int, k: int) -> list[int]:
-    """`rng.choice(n, size=k, replace=False).tolist()` for n <= 10,000, drawn exactly as numpy draws it (Floyd's
-    algorithm, then a shuffle of the k picks, each draw a bounded Lemire step on the generator's 32-bit stream)
-    without choice's per-call numpy work (np.prod, np.full, errstate: ~5 % of kernelswarm generation). `word32`
-    is (next_uint32, state address) of the generator's ctypes interface; tests check the two agree draw for draw."""
-    picks: list[int] = []
-    for j in range(n - k, n):
-        v = below(word32, j + 1)
-        picks.append(j if v in picks else v)
-    for i in range(k - 1, 0, -1):
-        j = below(word32, i + 1)
-        picks[i], picks[j] = picks[j], picks[i]
-    return picks
 
 
 def _params_text(params: dict) -> str:

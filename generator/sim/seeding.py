@@ -32,25 +32,3 @@ def rng_for_purpose(seed: int, stream: int, purpose: str) -> np.random.Generator
     ss = np.random.SeedSequence([seed, stream], spawn_key=(PURPOSES[purpose],))
     return np.random.Generator(np.random.PCG64(ss))
 
-
-def word32(rng: np.random.Generator) -> tuple:
-    """(next_uint32, state address) of the generator's ctypes interface: its own 32-bit draws for `below`. numpy
-    builds the interface on the first ask (~4 us) and keeps it, so a later ask costs ~0.1 us (faults asks per
-    draw; reading the bit generator's capsule instead costs ~0.8 us every time: tried, no faster overall)."""
-    bits = rng.bit_generator.ctypes
-    return bits.next_uint32, bits.state_address
-
-
-def below(word32: tuple, bound: int) -> int:
-    """`int(rng.integers(bound))` for 1 <= bound < 2**32, drawn as numpy draws it (no draw for a bound of 1, else
-    a bounded Lemire step on the 32-bit stream, rejecting only when the word falls in the biased sliver, a chance
-    of bound / 2**32), without integers' per-call argument work (~0.8 us less a draw)."""
-    if bound == 1:
-        return 0
-    next_uint32, state = word32
-    m = next_uint32(state) * bound
-    if m & 0xFFFFFFFF < bound:
-        threshold = (0x100000000 - bound) % bound
-        while m & 0xFFFFFFFF < threshold:
-            m = next_uint32(state) * bound
-    return m >> 32

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from generator.check import qa
-from generator.sim import rewards, seeding
+from generator.sim import rewards
 from generator.kernelswarm import episode as swarm, plan as swarm_plan
 from generator.kernelswarm.episode import SCENARIOS, simulate_episode
 from generator.kernelswarm.plan import SWARM_IMPLS, episode, plan
@@ -133,21 +133,6 @@ def test_scale_matches_the_seed_card():
     assert abs(np.mean([r["n_agents"] for r in sample]) - 8.6) <= 1.0
     hours = [r["elapsed_s"] / 3600 for r in sample]
     assert 1.0 <= min(hours) and max(hours) <= 5.0
-
-
-def test_sample_draws_what_numpy_choice_draws():
-    """`swarm._sample` stands in for `rng.choice(n, size=k, replace=False)`: same picks, same order, and the
-    generator left where choice leaves it (other draws in between, so the 32-bit buffer is shared too)."""
-    ours, numpys, sizes = rng_for(0, 2, 1), rng_for(0, 2, 1), np.random.default_rng(5)
-    word32 = seeding.word32(ours)
-    for _ in range(20_000):
-        n = int(sizes.integers(1, 40))
-        k = int(sizes.integers(1, n + 1))
-        assert swarm._sample(word32, n, k) == numpys.choice(n, size=k, replace=False).tolist()
-        if sizes.random() < 0.5:
-            assert ours.integers(0, 7) == numpys.integers(0, 7)
-        if sizes.random() < 0.5:
-            assert ours.standard_normal() == numpys.standard_normal()
 
 
 def test_guesses_draw_and_blur_as_one_by_one():

@@ -54,6 +54,7 @@ def _holdout_features() -> Features:
 
 
 HOLDOUT = Config(HOLDOUT_CONFIG, "test", HOLDOUT_FILE, _holdout_features, "task", "held-out task specs, no solutions")
+STATS_SCHEMA = "stats"   # stats.json, every dataset's summary document (schema/stats.schema.json)
 
 
 @dataclass(frozen=True)

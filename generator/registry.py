@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from generator.dataset import HOLDOUT, Dataset
+from generator.dataset import HOLDOUT, STATS_SCHEMA, Dataset
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.kernelswarm.dataset import KERNELSWARM
 
@@ -26,14 +26,25 @@ def by_schema(schema: str) -> Dataset | None:
     return next((d for d in DATASETS.values() if d.schema == schema), None)
 
 
+def training_schemas() -> tuple[str, ...]:
+    """Each dataset's main-row schema: the rows a held-out task must not appear in."""
+    return tuple(d.schema for d in DATASETS.values())
+
+
+def schema_names() -> tuple[str, ...]:
+    """Every document of schema/: the datasets' main rows, the shared held-out task and stats, the views' rows."""
+    views = (v.schema for d in DATASETS.values() for v in d.views)
+    return (*training_schemas(), HOLDOUT.schema, STATS_SCHEMA, *dict.fromkeys(views))
+
+
 def id_fields() -> dict[str, str]:
     """Row schema -> its id field, for every schema that has one."""
-    return {**{d.schema: d.id_field for d in DATASETS.values()}, "task": "task_id"}
+    return {**{d.schema: d.id_field for d in DATASETS.values()}, HOLDOUT.schema: "task_id"}
 
 
 def row_features(schema: str) -> Features:
     """The features `load_dataset` casts rows of a row schema (schema/*.schema.json) to: the descriptors' own."""
-    if schema == "task":
+    if schema == HOLDOUT.schema:
         return HOLDOUT.features
     view = next((v for d in DATASETS.values() for v in d.views if v.schema == schema), None)
     if view is not None:

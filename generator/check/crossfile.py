@@ -11,8 +11,10 @@ from collections import defaultdict
 
 from generator.check.rowscan import Problem, Record
 from generator.check.schemas import ID_FIELDS, compiled, json_path
+from generator.dataset import HOLDOUT
+from generator.registry import training_schemas
 
-TRAINING_SCHEMAS = ("session", "episode")
+TRAINING_SCHEMAS = training_schemas()
 
 
 class CrossFile:
@@ -39,7 +41,7 @@ class CrossFile:
             return
         if record.schema in TRAINING_SCHEMAS:
             self.train_keys.setdefault(record.key, (path, line))
-        elif record.schema == "task" and record.key in self.train_keys:
+        elif record.schema == HOLDOUT.schema and record.key in self.train_keys:
             where = self.train_keys[record.key]
             problems.append(Problem("holdout_overlap", f"held-out task {key_text(record.key)} is also a training "
                                                        f"task at {where[0]}:{where[1]}"))

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from generator.check.errors import InputError
 from generator.layout import HOLDOUT_FILE, SHARD_DIR, STATS_FILE
+from generator.dataset import HOLDOUT
 from generator.registry import DATASETS
 
 MERGED = {d.merged_file: d.schema for d in DATASETS.values()}   # merged view -> its row schema
-FIXED = {HOLDOUT_FILE: "task"}
+FIXED = {HOLDOUT_FILE: HOLDOUT.schema}
 STATS = STATS_FILE
 SHARDS = SHARD_DIR
 ROW_COUNT_KEYS = {d.schema: d.count_flag for d in DATASETS.values()}   # stats.json key counting the folder's rows

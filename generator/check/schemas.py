@@ -26,9 +26,9 @@ import jsonschema_rs
 import orjson
 import referencing
 
-from generator.registry import id_fields
+from generator.registry import id_fields, schema_names
 
-NAMES = ("session", "episode", "task", "stats", "step", "agent_turn", "transition")
+NAMES = schema_names()   # every document of schema/, from the dataset descriptors
 ID_FIELDS = id_fields()   # row schema -> its id field, from the dataset descriptors
 
 

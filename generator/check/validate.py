@@ -36,11 +36,12 @@ from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk,
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
 from generator.layout import VIEW_DIR
-from generator.registry import by_schema
+from generator.dataset import HOLDOUT, STATS_SCHEMA
+from generator.registry import by_schema, training_schemas
 from generator.write.writer import default_workers
 
 # holdout rows are checked against training rows, stats.json against the row counts of both
-ORDER = {"session": 0, "episode": 0, None: 1, "task": 2, "stats": 3}
+ORDER = {**dict.fromkeys(training_schemas(), 0), None: 1, HOLDOUT.schema: 2, STATS_SCHEMA: 3}
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
@@ -174,7 +175,7 @@ def _plan(paths, schema: str | None, report: Report) -> list[_Target]:
         if path_kind(path) == "folder":
             targets += _plan_folder(path, report)
         elif path.name == STATS and schema is None:
-            targets.append(_Target(path, "stats", "document"))
+            targets.append(_Target(path, STATS_SCHEMA, "document"))
         else:
             chosen = schema or FIXED.get(path.name) or MERGED.get(path.name) or _shard_schema(path)
             targets.append(_Target(path, chosen or _unknown_schema(path, report)))
@@ -301,7 +302,7 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         if path.name not in MERGED:
             targets.append(_Target(path, FIXED.get(path.name) or schema_of_file(path)))
     if (folder / STATS).is_file():
-        targets.append(_Target(folder / STATS, "stats", "document", shards, row_schema=row_schema))
+        targets.append(_Target(folder / STATS, STATS_SCHEMA, "document", shards, row_schema=row_schema))
     if by_schema(row_schema) is not None and (by_schema(row_schema).views or (folder / VIEW_DIR).exists()):
         targets.append(_Target(folder, None, "views", shards, row_schema=row_schema))
     return targets
@@ -326,7 +327,7 @@ def _check_other(target: _Target, rows: dict[Path, int], add) -> None:
         if problem:
             add(shown, problem[0], Problem("merged_view", problem[1]))
         return
-    doc, problems = _check_document(target.path, target.schema or "stats")
+    doc, problems = _check_document(target.path, target.schema or STATS_SCHEMA)
     if not problems and target.role == "document" and target.path.parent.joinpath(SHARDS).is_dir():
         problems = [(None, p) for p in _stats_counts(doc, target, rows)]
     for line, problem in problems:

@@ -20,6 +20,13 @@ ARROW_KIND = {"string": "string", "float64": "number", "int64": "integer", "bool
 EXAMPLES = {"session": session_row, "episode": episode_row, "task": task_row}
 
 
+def test_the_descriptors_name_every_schema_document_once():
+    """NAMES comes from the dataset descriptors: a schema file nobody names, or a name without a file, fails."""
+    documents = sorted(p.name.removesuffix(".schema.json") for p in schemas.SCHEMA_DIR.iterdir()
+                       if p.name.endswith(".schema.json"))
+    assert sorted(schemas.NAMES) == documents and len(set(schemas.NAMES)) == len(schemas.NAMES)
+
+
 @pytest.mark.parametrize("name", schemas.NAMES)
 def test_schema_is_valid_draft_2020_12(name):
     doc = schemas.load(name)

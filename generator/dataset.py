@@ -110,3 +110,7 @@ class Dataset:
                 return c
         raise ValueError(f"{self.name} has no config {name!r}; expected one of "
                          f"{', '.join(c.name for c in self.configs)}")
+
+    def stats_document(self, shards: list[dict], **totals) -> dict:
+        """stats.json: which dataset, then its own summary of the shards (`combine_stats(shards, **totals)`)."""
+        return {"dataset": self.name, **self.combine_stats(shards, **totals)}

@@ -41,13 +41,12 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
 
 
 def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options: Mapping[str, Any]) -> dict:
-    """Merge shard summaries (in shard order) into the stats.json dict."""
+    """Merge shard summaries (in shard order) into the stats.json dict (less the name the descriptor adds)."""
     merged, counters = merge_shards(shards, ("steps", "seconds", "speedups", "attempts"),
                                     ("statuses", "kinds", "tags", "ops", "gpus", "impls", "dtypes"))
     total_steps = int(sum(merged["steps"]))
     statuses = {s: counters["statuses"][s] for s in STATUSES}
     return {
-        "dataset": "kernelinfer",
         "generator": dict(options),
         "sessions": len(merged["steps"]),
         "shards": len(shards),

@@ -43,7 +43,6 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
     lists, counters = merge_shards(shards, LIST_KEYS, COUNTER_KEYS)
     results = sum(counters["statuses"].values())
     return {
-        "dataset": "kernelswarm",
         "generator": dict(options),
         "episodes": len(lists["messages"]),
         "shards": len(shards),

@@ -112,8 +112,8 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         problems.extend(cross_shard_problems(dataset, results, holdout_rows))
         for res in results:
             problems.extend(qa.failures(res["qa"]))
-        summary = dataset.combine_stats([r["stats"] for r in results], holdout_tasks=len(holdout_rows),
-                                     data_bytes=data_bytes, options=options)
+        summary = dataset.stats_document([r["stats"] for r in results], holdout_tasks=len(holdout_rows),
+                                         data_bytes=data_bytes, options=options)
         summary["tokens"] = token_summary(results)
         files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows),
                  STATS_FILE: orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)}

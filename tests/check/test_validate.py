@@ -15,6 +15,7 @@ import yaml
 
 from generator import SCHEMA_VERSION, __version__
 from generator.kernelinfer import stats
+from generator.kernelinfer.dataset import KERNELINFER
 from generator.__main__ import main
 from generator.task_features import HOLDOUT_FEATURES
 from generator.check.split import raw_bytes, split_file
@@ -83,9 +84,9 @@ def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) 
     (folder / "sessions.jsonl").write_bytes(b"".join(p.read_bytes() for p in sorted(folder.glob("batches/*"))))
     holdout = holdout or [task_row(shape={"T": 32, "H": 8192})]
     write_jsonl(folder / "tasks_holdout.jsonl", holdout)
-    summary = stats.combine([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
-                            data_bytes=(folder / "sessions.jsonl").stat().st_size,
-                            options={"version": __version__, "schema_version": SCHEMA_VERSION, "seed": 0})
+    summary = KERNELINFER.stats_document([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
+                                         data_bytes=(folder / "sessions.jsonl").stat().st_size,
+                                         options={"version": __version__, "schema_version": SCHEMA_VERSION, "seed": 0})
     (folder / "stats.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     return folder
 

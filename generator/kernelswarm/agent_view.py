@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from generator import tokens
 from generator.sim.clock import hms
-from generator.kernelinfer.session import user_prompt
+from generator.sim.prompt import task_statement
 from generator.catalog.tasks import make_task
 from generator.sim.workbench import task_fields
 
@@ -108,7 +108,7 @@ def task_text(row: dict) -> str:
 @lru_cache(maxsize=256)
 def _task_text(op: str, impl: str, gpu: str, dtype: str, shape: tuple) -> str:
     task = make_task(op, impl, gpu, dtype, dict(shape))
-    return user_prompt(task, task_fields(task)).removesuffix("\nReply with the full kernel source only.")
+    return task_statement(task, task_fields(task))
 
 
 def opening(system: dict, task: str, user: list[str], continued: bool) -> list[dict]:

@@ -1,0 +1,48 @@
+"""The task as the harness states it to an engineer: the op, shape and signature, the GPU's limits, the
+baseline and roofline, how a kernel is checked and timed. Every dataset's task turn starts with it, so it lives
+in the harness, not in one dataset."""
+from __future__ import annotations
+
+from generator.catalog.hardware import FEATURES, GPUS
+from generator.sim import correctness
+
+REPLY = "Reply with the full kernel source only."   # kernelinfer's reply instruction, after the task
+
+
+def _gpu_limits(gpu, dtype: str) -> str:
+    """One paragraph of the GPU's figures an engineer needs: bandwidth, peak, shared memory, features."""
+    peak = gpu.tc_tflops.get(dtype)
+    compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak else
+               f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
+               f"on CUDA cores")
+    feats = ", ".join(f for f in FEATURES if f in gpu.features)
+    return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at "
+            f"{gpu.clock_ghz:g} GHz, {gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. "
+            f"Shared memory per block: {gpu.smem_dyn_max // 1024} KB dynamic (opt-in), "
+            f"{gpu.smem_static_max // 1024} KB static; {gpu.smem_per_sm // 1024} KB per SM; "
+            f"{gpu.regs_per_sm // 1024}K registers and {gpu.max_threads_per_sm} threads per SM. "
+            f"Hardware features: {feats}.")
+
+
+def task_statement(task, fields: dict) -> str:
+    """The task: what to build, for which GPU and limits, how it is checked and timed."""
+    gpu = GPUS[task.gpu]
+    shape = ", ".join(f"{k}={v}" for k, v in task.shape)
+    lang = "CUDA C++ (nvcc, one .cu file)" if task.impl == "cuda" else "Triton (one Python file, @triton.jit kernels)"
+    return (
+        f"Optimize `{task.op}` in {lang} for {gpu.display}.\n\n"
+        f"Operation: {fields['desc']}\n"
+        f"Data type: {task.dtype}\nShape: {shape}\n"
+        f"Signature:\n{fields['signature']}\n\n"
+        f"GPU: {_gpu_limits(gpu, task.dtype)}\n"
+        f"Compile target: {gpu.arch}.\n\n"
+        f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
+        f"Correctness: {correctness.tolerance_text(task)}\n"
+        f"Timing: median of 100 timed runs after 10 warm-up runs, measured with CUDA events, L2 flushed "
+        f"between runs; speedup is baseline time / your time."
+    )
+
+
+def user_prompt(task, fields: dict) -> str:
+    """kernelinfer's task turn: the task, then how to reply."""
+    return f"{task_statement(task, fields)}\n{REPLY}"

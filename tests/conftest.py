@@ -1,28 +1,28 @@
-"""Shared fixtures: real generated folders, made once per test session (per xdist worker) through the CLI exactly
-as a user runs it, and the builder class of each dataset. Tests never import each other."""
+"""Shared fixtures: real generated folders, made once per test session (per xdist worker) by the CLI's entry point
+with a user's arguments, and the builder class of each dataset. Tests never import each other."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from generator.__main__ import main
 from generator.kernelinfer.builder import KernelInfer
 from generator.kernelswarm.builder import KernelSwarm
 from generator.registry import DATASETS
 
-ROOT = Path(__file__).resolve().parent.parent
 GEN_ROWS, GEN_HOLDOUT, GEN_SEED = 30, 10, 3
 BUILDERS = {"kernelinfer": KernelInfer, "kernelswarm": KernelSwarm}
 
 
 def generate(dataset: str, out: Path, *, seed: int = GEN_SEED, rows: int = GEN_ROWS, holdout: int = GEN_HOLDOUT,
              extra: tuple[str, ...] = ()) -> Path:
-    """A real generated folder, via the CLI (`python -m generator <dataset> ...`)."""
-    subprocess.run([sys.executable, "-m", "generator", dataset, "--out", str(out), "--seed", str(seed),
-                    f"--{DATASETS[dataset].count_flag}", str(rows), "--holdout", str(holdout), *extra],
-                   check=True, cwd=ROOT, capture_output=True)
+    """A real generated folder, through the CLI's own entry point (`python -m generator <dataset> ...`'s `main`,
+    in this process: the tests that test the command itself start it as a process)."""
+    argv = [dataset, "--out", str(out), "--seed", str(seed), f"--{DATASETS[dataset].count_flag}", str(rows),
+            "--holdout", str(holdout), *extra]
+    code = main(argv)
+    assert code == 0, f"python -m generator {' '.join(argv)} exited {code}"
     return out
 
 

@@ -14,23 +14,16 @@ import orjson
 import pytest
 
 from generator.check import validate as validate_module
-from generator.__main__ import main
 from generator.check.validate import validate_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("rt") / "kernelinfer"
-    assert main(["kernelinfer", "--out", str(out), "--sessions", "30", "--holdout", "3", "--num-proc", "1"]) == 0
-    return out
-
-
 @pytest.fixture
 def folder(generated, tmp_path) -> Path:
+    """A copy of the session's kernelinfer folder (conftest), to break."""
     copy = tmp_path / "kernelinfer"
-    shutil.copytree(generated, copy)
+    shutil.copytree(generated("kernelinfer"), copy)
     return copy
 
 

@@ -279,9 +279,11 @@ def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
     assert all(TOKEN.encode() not in p.read_bytes() for p in stage.rglob("*") if p.is_file())
 
 
-def test_repo_script_and_subcommand_run_the_same_command(folder):
+def test_repo_script_and_subcommand_run_the_same_command(generated):
     """`python upload.py` (a checkout) and `python -m generator upload` (= the `kernelstrain upload` console
-    script) print the same dry-run plan; offline, every state is unknown."""
+    script) print the same dry-run plan; offline, every state is unknown. One dataset: the two entry points are
+    what is compared (each dataset's plan is tested in-process above)."""
+    folder = generated("kernelinfer")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_TOKEN": TOKEN}
     args = [str(folder), "--repo-id", "org/name", "--dry-run"]
     script = subprocess.run([sys.executable, "upload.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)

@@ -8,6 +8,7 @@ from generator.__main__ import main
 from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
 SESSIONS, HOLDOUT = 104, 12
+NO_VIEWS = "--no-views"   # view files: kernelswarm's CLI test (writer, reuse, --num-proc), tests/test_views.py (rows)
 
 
 def files(folder):
@@ -18,7 +19,7 @@ def files(folder):
 def folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("ki") / "kernelinfer"
     assert main(["kernelinfer", "--out", str(out), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0
+                 "--holdout", str(HOLDOUT), "--num-proc", "1", NO_VIEWS]) == 0
     return out
 
 
@@ -74,17 +75,18 @@ def test_load_dataset(folder, streaming, tmp_path):
 def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, tmp_path):
     two = tmp_path / "two"
     assert main(["kernelinfer", "--out", str(two), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT), "--num-proc", "2"]) == 0
+                 "--holdout", str(HOLDOUT), "--num-proc", "2", NO_VIEWS]) == 0
     assert files(two) == files(folder)
     other = tmp_path / "other"
-    assert main(["kernelinfer", "--out", str(other), "--seed", "6", "--sessions", "30", "--holdout", "3"]) == 0
+    assert main(["kernelinfer", "--out", str(other), "--seed", "6", "--sessions", "3", "--holdout", "1",
+                 NO_VIEWS]) == 0
     assert files(other)["sessions.jsonl"][:5000] != files(folder)["sessions.jsonl"][:5000]
 
 
 def test_rerun_reuses_shards(folder, capsys):
     before = (folder / "batches/batch_001.jsonl").stat().st_ino
     assert main(["kernelinfer", "--out", str(folder), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT)]) == 0
+                 "--holdout", str(HOLDOUT), NO_VIEWS]) == 0
     assert (folder / "batches/batch_001.jsonl").stat().st_ino == before
     assert "(2 reused)" in capsys.readouterr().out
 

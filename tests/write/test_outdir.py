@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.__main__ import main
 from generator.write import outdir
 from generator.write.writer import OutputError, write_dataset
 
@@ -126,7 +127,7 @@ def test_interrupted_reruns_never_leave_the_user_without_a_complete_folder(tmp_p
     shutil.copytree(ref, out)
     want = tree(ref)
     rng = random.Random(19)
-    for trial in range(10):
+    for trial in range(6):      # SIGKILL and SIGINT, each with and without a shard to regenerate
         shard = out / "batches/batch_000.jsonl"
         if trial % 3 == 1:
             shard.write_bytes(shard.read_bytes() + b"\n")     # the rerun must regenerate it
@@ -146,15 +147,28 @@ def test_interrupted_reruns_never_leave_the_user_without_a_complete_folder(tmp_p
     assert tree(out) == want
 
 
-def test_disk_errors_and_bad_arguments_are_one_line_exit_2(tmp_path):
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:                         # argparse's usage errors
+        return exc.code
+
+
+def test_disk_errors_and_bad_arguments_are_one_line_exit_2(tmp_path, capsys):
+    """In this process (an exception would fail the test), then once through `python -m generator` (no traceback
+    reaches the user)."""
     (tmp_path / "afile").write_text("x")
-    cases = [["--out", str(tmp_path / "afile" / "sub")], ["--out", "/proc/kernelstrain/out"],
-             ["--out", str(tmp_path / "a"), "--seed", str(2**64)], ["--out", str(tmp_path / "b"), "--holdout", "0"]]
+    cases = [["--out", "/proc/kernelstrain/out"], ["--out", str(tmp_path / "a"), "--seed", str(2**64)],
+             ["--out", str(tmp_path / "b"), "--holdout", "0"]]
     for args in cases:
-        proc = subprocess.run([sys.executable, "-m", "generator", "kernelinfer", "--sessions", "30", *args],
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 2 and "Traceback" not in proc.stderr, (args, proc.stderr)
-        assert proc.stderr.strip().splitlines()[-1].startswith(("kernelinfer:", "usage:", "python -m generator")), args
+        assert _exit_code(["kernelinfer", "--sessions", "30", *args]) == 2, args
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1].startswith(("kernelinfer:", "usage:", "python -m generator")), args
+    args = ["--out", str(tmp_path / "afile" / "sub")]
+    proc = subprocess.run([sys.executable, "-m", "generator", "kernelinfer", "--sessions", "30", *args],
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, (args, proc.stderr)
+    assert proc.stderr.strip().splitlines()[-1].startswith("kernelinfer:"), proc.stderr
 
 
 def _small_files():

@@ -72,19 +72,6 @@ def test_stats_and_cards_describe_every_config(folder):
         assert f"config_name: {view.name}" not in card        # one file reader per card: views have their own
 
 
-def test_view_bytes_do_not_depend_on_num_proc_and_are_reused(make_folder, tmp_path):
-    one = make_folder("kernelswarm", tmp_path / "one" / "kernelswarm", rows=120, extra=("--num-proc", "1"))
-    two = make_folder("kernelswarm", tmp_path / "two" / "kernelswarm", rows=120, extra=("--num-proc", "2"))
-    files = sorted(p.relative_to(one).as_posix() for p in (one / VIEW_DIR).rglob("*") if p.is_file())
-    assert len(files) == 2 * 2 + 1        # two views x two shards, and their card
-    for rel in files + ["stats.json"]:
-        assert (one / rel).read_bytes() == (two / rel).read_bytes(), rel
-    before = {rel: (one / rel).stat().st_ino for rel in files}
-    make_folder("kernelswarm", one, rows=120, extra=("--num-proc", "1"))       # a rerun adopts its shards
-    assert {rel: (one / rel).stat().st_ino for rel in files if rel.endswith(".parquet")} == \
-        {rel: ino for rel, ino in before.items() if rel.endswith(".parquet")}
-
-
 def test_no_views_omits_them(make_folder, tmp_path):
     out = make_folder("kernelinfer", tmp_path / "kernelinfer", rows=5, holdout=3, extra=("--no-views",))
     stats = orjson.loads((out / "stats.json").read_bytes())

@@ -184,13 +184,13 @@ _C_KEYWORDS = {"return", "else", "case", "goto", "delete", "new", "throw", "type
 # (the first taken whole, as a shorter one cannot be followed by spaces, stars or a name), or else, where one word
 # stands before `=`, `[` or `;`, that word split before its last letter (the plain pattern reads `count =` as type
 # `coun`, name `t`). `(?=[A-Za-z_])` and the possessive quantifiers only spare attempts that fail.
-_DECL = re.compile(r"(?=[A-Za-z_])(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*"
+DECL = re.compile(r"(?=[A-Za-z_])(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*"
                    r"(?:([A-Za-z_]\w*+)\s*+\**+\s*+(?:__restrict__\s+)?([A-Za-z_]\w*+)"
                    r"|(?=\w++\s*+(?:=(?!=)|\[|;))([A-Za-z_]\w*)([A-Za-z_]\w*+))\s*+(?:=(?!=)|\[|;)")
 
 
-def _declared(m: re.Match) -> tuple[str, str, int]:
-    """(type, name, offset of name) of a _DECL match."""
+def declaration_of(m: re.Match) -> tuple[str, str, int]:
+    """(type, name, offset of name) of a DECL match."""
     if m.group(2) is None:
         return m.group(3), m.group(4), m.start(4)
     return m.group(1), m.group(2), m.start(2)
@@ -199,8 +199,8 @@ def _declared(m: re.Match) -> tuple[str, str, int]:
 def _declarations(code: str) -> list[tuple[str, str, int]]:
     """(type, name, offset of name) for local-looking declarations."""
     out = []
-    for m in _DECL.finditer(code):
-        typ, name, at = _declared(m)
+    for m in DECL.finditer(code):
+        typ, name, at = declaration_of(m)
         if typ in _C_KEYWORDS or name in _C_KEYWORDS:
             continue
         out.append((typ, name, at))
@@ -312,7 +312,7 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
         depth += ln.count("{") - ln.count("}")
         if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
                 or _JUMP.search(s) or "{" in s
-                or ("=" not in s and (_DECL.match(s) or "__shared__" in s or s.endswith("];")))):
+                or ("=" not in s and (DECL.match(s) or "__shared__" in s or s.endswith("];")))):
             continue    # not a plain statement; a bare declaration would run on into the next line
         j = i + 1
         while j < len(lines) and not lines[j].strip():
@@ -325,8 +325,8 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
             continue
         # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
-        decl = _DECL.match(nxt)
-        typ, declared, _at = _declared(decl) if decl else ("", None, 0)
+        decl = DECL.match(nxt)
+        typ, declared, _at = declaration_of(decl) if decl else ("", None, 0)
         declared = None if typ in _C_KEYWORDS else declared
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt)),
                       declared, offsets[j] - 1 + len(lines[j])))
@@ -345,8 +345,8 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
 _LITERAL_TYPES = tuple((name, re.compile(pat)) for name, pat in (
     ("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
     ("int", r"-?\d+")))
-# a scalar declared from a value (the guard and possessive quantifiers as in _DECL)
-_SCALAR_INIT = re.compile(r"(?=[fida])(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
+# a scalar declared from a value (the guard and possessive quantifiers as in DECL)
+SCALAR_INIT = re.compile(r"(?=[fida])(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
 _VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
 
 
@@ -354,7 +354,7 @@ def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
     """Scalar declarations initialized from a literal (the match, the literal's type)."""
     code = scanner.code_view(source.text, "cuda")
     sites = []
-    for m in _SCALAR_INIT.finditer(code):
+    for m in SCALAR_INIT.finditer(code):
         lit_type = next((t for t, pat in _LITERAL_TYPES if pat.fullmatch(m.group(4))), None)
         if lit_type and not code.endswith(("const", "constexpr", "static", "("), 0,
                                           scanner.skip_space_back(code, m.start() - 1) + 1):
@@ -375,14 +375,14 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
                         f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
 
 
-# (the guard and possessive quantifiers as in _DECL)
-_LAUNCH = re.compile(r"(?=[A-Za-z_])(?<![\w.])([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
-_CALL = re.compile(r"(?=[A-Za-z_])(?<![\w.>:])(?<!template )([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(")
+# (the guard and possessive quantifiers as in DECL)
+LAUNCH = re.compile(r"(?=[A-Za-z_])(?<![\w.])([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<")
+CALL = re.compile(r"(?=[A-Za-z_])(?<![\w.>:])(?<!template )([A-Za-z_]\w*+)\s*+<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(")
 _CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
 
 
 @lru_cache(maxsize=64)
-def _function_templates(code: str) -> dict[str, int]:
+def function_templates(code: str) -> dict[str, int]:
     """name -> number of function templates of that name defined in the source (2+ = overloaded)."""
     out: dict[str, int] = {}
     for m in re.finditer(r"template\s*<([^{};]*?)>\s*(?:[\w:*&<>,]+\s+)*?([A-Za-z_]\w*)\s*\([^;{]*\)\s*(?:const\s*)?\{", code):
@@ -414,14 +414,14 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     """Template argument lists of kernel launches and of calls to the source's function templates
     (the match, whether it is a launch)."""
     code = scanner.code_view(source.text, "cuda")
-    templates = _function_templates(code)
-    sites = [(m, True) for start, end in _statements_with(code, ("<<<",)) for m in _LAUNCH.finditer(code, start, end)
+    templates = function_templates(code)
+    sites = [(m, True) for start, end in statements_with(code, ("<<<",)) for m in LAUNCH.finditer(code, start, end)
              if _split_args(m.group(2))]
     if not templates:        # calls are sites only where they name a function template of the source
         return _live(sites, source, lambda s: s[0].start())
     # a call whose arguments depend on a template parameter is checked only when (if ever) it is instantiated
     tparams = {p for m in _TEMPLATE_PARAMS.finditer(code) for p in _TEMPLATE_PARAM_NAME.findall(m.group(1))}
-    for m in (m for start, end in _statements_with(code, templates) for m in _CALL.finditer(code, start, end)):
+    for m in (m for start, end in statements_with(code, templates) for m in CALL.finditer(code, start, end)):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
             if not tparams & set(scanner.IDENTIFIER.findall(code[m.start(2):call_end])):
@@ -429,7 +429,7 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     return _live(sites, source, lambda s: s[0].start())
 
 
-def _statements_with(code: str, needles) -> list[tuple[int, int]]:
+def statements_with(code: str, needles) -> list[tuple[int, int]]:
     """The `;`-delimited stretches of `code` that hold one of `needles` (no `;` in them), in order. A pattern whose
     matches hold no `;` (a launch, a call with template arguments) finds in them what it finds in the whole code,
     without an attempt at every offset of the rest."""
@@ -459,7 +459,7 @@ def _make_wrong_template_arg(source: Source, sites: list, choice: tuple):
         new = ["float"] + args[1:]
     else:
         new = args + [args[-1]]
-    what = "overloaded function" if _function_templates(code).get(m.group(1), 1) > 1 else "function template"
+    what = "overloaded function" if function_templates(code).get(m.group(1), 1) > 1 else "function template"
     arg_types = _call_arg_types(code, code.find("(", code.find(">>>", m.end()) if launch else m.end() - 1))
     prefix = f"            argument types are: ({', '.join(arg_types)})\n" if arg_types else ""
     return Edit(m.start(2), m.end(2), ", ".join(new)), NvccAt(
@@ -475,8 +475,8 @@ def _has_default_targs(code: str, kernel: str) -> bool:
 _INT_LITERAL = re.compile(r"-?\d+")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 # `type name` before `,)=;`. The guard spares attempts inside a word: one that matches there has a match one
-# character earlier too, unless the word ends in `const` (the possessive quantifiers as in _DECL)
-_DECLARED = re.compile(r"(?=[A-Za-z_])(?:(?<![A-Za-z_])|(?=const\s))((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*"
+# character earlier too, unless the word ends in `const` (the possessive quantifiers as in DECL)
+DECLARED = re.compile(r"(?=[A-Za-z_])(?:(?<![A-Za-z_])|(?=const\s))((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*"
                        r"(?:__restrict__\s+)?\b([A-Za-z_]\w*+)\s*+(?=[,)=;])")
 
 
@@ -492,7 +492,7 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
     if not all(_INT_LITERAL.fullmatch(a) or _NAME.fullmatch(a) for a in args):
         return None                      # an expression: no declared name to read its type from
     decls = {}
-    for m in _DECLARED.finditer(code[:paren]):
+    for m in DECLARED.finditer(code[:paren]):
         decls[m.group(2)] = m.group(1)
     out = []
     for a in args:
@@ -697,7 +697,7 @@ def _barrier_sites(source: Source) -> list[Edit]:
 _LESS_THAN = re.compile(r"[\w\]]\s*(<)\s*[A-Za-z_(]")
 
 
-_IF = re.compile(r"if\s*\(")
+IF_PAREN = re.compile(r"if\s*\(")
 
 
 def _mask_sites(source: Source) -> list[Edit]:
@@ -705,7 +705,7 @@ def _mask_sites(source: Source) -> list[Edit]:
     code = scanner.code_view(source.text, source.lang)
     sites = []
     if source.lang == "cuda":
-        for cond in _IF.finditer(code):     # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
+        for cond in IF_PAREN.finditer(code):  # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
             if cond.start() > 0 and scanner.is_word_char(code[cond.start() - 1]):
                 continue
             end = code.find(")", cond.end())
@@ -726,7 +726,7 @@ _TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::)
 _STRIDE_NAME = re.compile(r"stride_\w+")
 
 
-def _stride_names(code: str, start: int, end: int) -> set[str]:
+def stride_names(code: str, start: int, end: int) -> set[str]:
     """The names `\\b(stride_\\w+)\\b` finds in code[start:end], its `\\b` checked here: the regex skips ahead to each
     `stride_` (a match inside a word hides no other: no word boundary there)."""
     return {m.group(0) for m in _STRIDE_NAME.finditer(code, start, end)
@@ -754,7 +754,7 @@ def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
             head = code[start:code.find("{" if source.lang == "cuda" else ":", start)]
             visible = visible_in[start] = set(scanner.IDENTIFIER.findall(head)) | constants
         seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
-               _stride_names(code, start, m.start()) & visible
+               stride_names(code, start, m.start()) & visible
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
         sites.append((m, others))
@@ -811,12 +811,12 @@ def _is_type_word(word: str) -> bool:
 _TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])")
 
 
-_TIMES_AFTER = re.compile(r"\s*\*\s*(?!=)")
+TIMES_AFTER = re.compile(r"\s*\*\s*(?!=)")
 
 
 
 
-def _scale_names(code: str):
+def scale_names(code: str):
     """(start, end) of each name containing `scale`/`Scale` that starts with a letter or `_`, in order: found
     from the text's `cale`s (a regex trying every name of the source costs ~1 ms a source)."""
     pos = code.find("cale", 1)
@@ -847,8 +847,8 @@ def _scale_sites(source: Source) -> list[Edit]:
         if _is_type_word(_word_before(code, start)[0]) or code[start - 1:start] in "*/=":
             continue
         sites.append((start, end))
-    for start, name_end in _scale_names(code):     # `scale * x`: the factor and its `*`
-        times = _TIMES_AFTER.match(code, name_end)
+    for start, name_end in scale_names(code):     # `scale * x`: the factor and its `*`
+        times = TIMES_AFTER.match(code, name_end)
         if times is None or start > 0 and code[start - 1] == ".":
             continue
         word, last = _word_before(code, start)
@@ -893,7 +893,7 @@ def _unsynchronized(lang: str, args: list[str] | None) -> str:
 _JIT_DEF = re.compile(r"^@triton\.jit[^\n]*\n(def ([A-Za-z_]\w*_kernel)\s*\()", re.M)
 
 
-def _triton_kernels(source: Source) -> list[tuple[str, int, int]]:
+def triton_kernels(source: Source) -> list[tuple[str, int, int]]:
     """(name, offset of `def`, end of body) of each entry kernel."""
     out = []
     for m in _JIT_DEF.finditer(source.text):
@@ -925,12 +925,12 @@ def _assigned(code: str, j: int, end: int) -> bool:
     return j + 1 < end and code[j] == "=" and code[j + 1] != "="
 
 
-def _triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
+def triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
     """Uses of a kernel's local names (to misspell) and `tl.arange` bounds (to make not a power of 2); and the
     names the source already has."""
     code = scanner.code_view(source.text, "triton")
     sites: list[tuple] = []
-    for _name, start, end in _triton_kernels(source):
+    for _name, start, end in triton_kernels(source):
         for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
             var = a.group(1)
             if len(var) < 3:
@@ -970,7 +970,7 @@ def _fp8_cast_sites(source: Source) -> list[tuple[int, re.Match]]:
         raise NoFaultSite(f"{source.filename}: fp8e4nv compiles on {source.compile_arch}; no fault to make")
     code = scanner.code_view(source.text, "triton")
     sites = []
-    for _name, start, end in _triton_kernels(source):
+    for _name, start, end in triton_kernels(source):
         # a float result cast down for storing (integer data cast to fp8 fails with another message)
         sites += [(start, m) for m in re.finditer(r"(?<![\w.)\]])([A-Za-z_]\w*)\.to\((?:tl\.(?:float16|bfloat16)|"
                                                  r"\w+\.dtype(?:\.element_ty)?)\)", code[:end]) if m.start() > start]
@@ -1025,7 +1025,7 @@ MAKERS = {
     "wrong_stride": FaultMaker(_stride_sites, _draw_wrong_stride, _make_wrong_stride),
     "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _site_edit("dropped_scale")),
     "racy_reduction": FaultMaker(_reduction_sites, _one_site("racy_reduction"), _site_edit("racy_reduction")),
-    "triton_compilation_error": FaultMaker(_triton_error_sites, _draw_triton_compilation_error,
+    "triton_compilation_error": FaultMaker(triton_error_sites, _draw_triton_compilation_error,
                                            _make_triton_compilation_error),
     "triton_fp8_unsupported": FaultMaker(_fp8_cast_sites, _one_site("triton_fp8_unsupported"),
                                          _make_triton_fp8_unsupported),
@@ -1118,7 +1118,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
     gpu = GPUS[task.gpu]
     if source.lang == "triton":
         if task.dtype == "fp8" and gpu.cc < 89:
-            kernels = _triton_kernels(source)
+            kernels = triton_kernels(source)
             if kernels:
                 return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
                                      f'ValueError("{_FP8_REFUSED}")')

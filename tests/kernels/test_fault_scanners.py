@@ -14,11 +14,11 @@ _PLAIN_DECL = re.compile(r"(?<![\w.>])(?:const\s+|constexpr\s+|unsigned\s+)*([A-
                          r"(?:__restrict__\s+)?([A-Za-z_]\w*)\s*(?:=(?!=)|\[|;)")
 _PLAIN = {  # each shortcut pattern (faults' or scanner's): the plain pattern it stands for (the guards and possessive
     # quantifiers dropped)
-    "_LAUNCH": r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<",
-    "_CALL": r"(?<![\w.>:])(?<!template )([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(",
+    "LAUNCH": r"(?<![\w.])([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*<<<",
+    "CALL": r"(?<![\w.>:])(?<!template )([A-Za-z_]\w*)\s*<((?:[^<>;()]|<[^<>;]*>)*)>\s*\(",
     "CALLED": r"\b([A-Za-z_]\w*)\s*(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)",
-    "_SCALAR_INIT": r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;",
-    "_DECLARED": r"((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*(?:__restrict__\s+)?\b([A-Za-z_]\w*)\s*(?=[,)=;])",
+    "SCALAR_INIT": r"(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*)\s*=\s*([^;,()]+?)\s*;",
+    "DECLARED": r"((?:const\s+)?[A-Za-z_]\w*(?:\s*\*+)?)\s*(?:__restrict__\s+)?\b([A-Za-z_]\w*)\s*(?=[,)=;])",
 }
 
 
@@ -49,14 +49,14 @@ def test_a_guarded_pattern_finds_what_its_plain_pattern_finds(cuda_codes, name):
 
 
 def test_declarations_are_those_of_the_plain_pattern_one_word_splits_included(cuda_codes):
-    # the plain pattern reads `count = 0` as type `coun`, name `t`: its own alternative in _DECL
+    # the plain pattern reads `count = 0` as type `coun`, name `t`: its own alternative in DECL
     cuda_codes = cuda_codes + ["int x; counter = 0; const float* __restrict__ p = q; a1 = 2; unsigned n[4];"]
     for code in cuda_codes:
-        assert ([(m.span(), faults._declared(m)) for m in faults._DECL.finditer(code)]
+        assert ([(m.span(), faults.declaration_of(m)) for m in faults.DECL.finditer(code)]
                 == [(m.span(), (m.group(1), m.group(2), m.start(2))) for m in _PLAIN_DECL.finditer(code)])
         for line in code.split("\n"):     # missing_semicolon matches a line's start
-            plain, fast = _PLAIN_DECL.match(line.strip()), faults._DECL.match(line.strip())
-            assert (plain and plain.groups()) == (fast and faults._declared(fast)[:2])
+            plain, fast = _PLAIN_DECL.match(line.strip()), faults.DECL.match(line.strip())
+            assert (plain and plain.groups()) == (fast and faults.declaration_of(fast)[:2])
 
 
 def test_value_uses_are_what_the_plain_pattern_finds_in_a_block(cuda_codes):
@@ -92,17 +92,17 @@ def test_a_function_head_is_found_as_by_the_plain_patterns(cuda_codes):
 
 def test_matches_without_a_semicolon_are_found_in_the_statements_that_hold_their_needle(cuda_codes):
     for code in cuda_codes:
-        for pattern, needles in ((faults._LAUNCH, ("<<<",)), (faults._CALL, tuple(faults._function_templates(code)))):
+        for pattern, needles in ((faults.LAUNCH, ("<<<",)), (faults.CALL, tuple(faults.function_templates(code)))):
             whole = [m.span() for m in pattern.finditer(code) if any(n in m.group(0) for n in needles)]
-            assert whole == [m.span() for start, end in faults._statements_with(code, needles)
+            assert whole == [m.span() for start, end in faults.statements_with(code, needles)
                              for m in pattern.finditer(code, start, end) if any(n in m.group(0) for n in needles)]
 
 
 def test_literal_first_scans_keep_the_word_boundary(cuda_codes):
     for code in cuda_codes + ["elif (x) notif(y) if(z) xstride_a stride_b+stride_c"]:
-        assert ([m.start() for m in faults._IF.finditer(code) if m.start() == 0 or not scanner.is_word_char(
+        assert ([m.start() for m in faults.IF_PAREN.finditer(code) if m.start() == 0 or not scanner.is_word_char(
                  code[m.start() - 1])] == [m.start() for m in re.finditer(r"\bif\s*\(", code)])
-        assert faults._stride_names(code, 0, len(code)) == set(re.findall(r"\b(stride_\w+)\b", code))
+        assert faults.stride_names(code, 0, len(code)) == set(re.findall(r"\b(stride_\w+)\b", code))
 
 
 def test_scale_factors_before_a_times_are_those_of_the_plain_pattern(cuda_codes):
@@ -110,8 +110,8 @@ def test_scale_factors_before_a_times_are_those_of_the_plain_pattern(cuda_codes)
     triton_codes = [scanner.code_view(source.text, "triton") for source in _renders(30, "triton")]
     for code in cuda_codes + triton_codes + ["x.scale * y; 2scale * y; _scale*=2; kScale  *v; a_scale_b_scale*c"]:
         found = []
-        for start, name_end in faults._scale_names(code):
-            times = faults._TIMES_AFTER.match(code, name_end)
+        for start, name_end in faults.scale_names(code):
+            times = faults.TIMES_AFTER.match(code, name_end)
             if times and not (start > 0 and code[start - 1] == "."):
                 found.append((start, times.end()))
         assert found == [m.span() for m in plain.finditer(code)]
@@ -121,7 +121,7 @@ def test_triton_name_uses_are_those_of_the_plain_pattern():
     def plain_sites(source):
         code = scanner.code_view(source.text, "triton")
         sites = []
-        for _name, start, end in faults._triton_kernels(source):
+        for _name, start, end in faults.triton_kernels(source):
             for a in re.finditer(r"^[ \t]+([a-z_]\w*)\s*=[^=]", code[start:end], re.M):
                 var = a.group(1)
                 if len(var) >= 3:
@@ -130,5 +130,5 @@ def test_triton_name_uses_are_those_of_the_plain_pattern():
         return sites
 
     for source in _renders(60, "triton"):
-        found, _taken = faults._triton_error_sites(source)
+        found, _taken = faults.triton_error_sites(source)
         assert [s[1:] for s in found if s[0] == "name"] == plain_sites(source)

@@ -53,3 +53,14 @@ def builders() -> dict:
 def make_folder():
     """`generate` itself, for tests that need a folder of their own (other seed, size or options)."""
     return generate
+
+
+def pytest_collection_modifyitems(config, items):
+    """`slow` tests run only when a `-m` expression names them: any other `-m` (the inner loop's "not compiler")
+    replaces pyproject's `-m 'not slow'`, and would otherwise bring the large corpora back in."""
+    if "slow" in config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]

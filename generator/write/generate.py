@@ -14,7 +14,8 @@ from pathlib import Path
 
 import orjson
 
-from generator import SCHEMA_VERSION, __version__, tokens
+import generator
+from generator import SCHEMA_VERSION, tokens
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
@@ -138,7 +139,7 @@ def folder_check(problems: list[str], jobs: int):
 def run_options(dataset: Dataset, seed: int, rows: int, holdout: int, *, views: bool = False,
                 window_tokens: int = WINDOW_TOKENS) -> dict:
     """The options stats.json records: the run's, the held-out benchmark's version and the training views'."""
-    return {"version": __version__, "schema_version": SCHEMA_VERSION, "seed": seed, dataset.count_flag: rows,
+    return {"version": generator.__version__, "schema_version": SCHEMA_VERSION, "seed": seed, dataset.count_flag: rows,
             "holdout": holdout, "benchmark": benchmark.VERSION, "views": views, "window_tokens": window_tokens}
 
 

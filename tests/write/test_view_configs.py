@@ -36,8 +36,8 @@ def test_every_view_loads_regular_and_streaming_and_equals_the_view_functions(fo
     for view in dataset.views:
         want = expected(folder, view)
         assert want, view.name
-        regular = datasets.load_dataset(str(folder / VIEW_DIR), view.name, split="train", cache_dir=str(tmp_path))
-        streamed = datasets.load_dataset(str(folder / VIEW_DIR), view.name, split="train", streaming=True)
+        regular = datasets.load_dataset(str(folder), view.name, split="train", cache_dir=str(tmp_path))
+        streamed = datasets.load_dataset(str(folder), view.name, split="train", streaming=True)
         assert regular.features == streamed.features == view.features
         assert list(regular) == list(streamed) == want
 
@@ -66,29 +66,30 @@ def test_stats_and_cards_describe_every_config(folder):
         token_stats = stats["tokens"][view.name]
         assert token_stats["rows"] == len(expected(folder, view))
         assert token_stats["fit_32k"] == 1.0 and token_stats["tokens"]["max"] <= 32_768
-    card, views_card = (folder / "README.md").read_text(), (folder / VIEW_DIR / "README.md").read_text()
+    card = (folder / "README.md").read_text()
+    assert not (folder / VIEW_DIR / "README.md").exists()       # one card: every config reads Parquet
     for view in dataset.views:
-        assert f"### `{view.name}`" in card and f"config_name: {view.name}" in views_card
-        assert f"config_name: {view.name}" not in card        # one file reader per card: views have their own
+        assert f"### `{view.name}`" in card and f"config_name: {view.name}" in card
 
 
 def test_view_bytes_do_not_depend_on_num_proc_and_are_reused(make_folder, tmp_path):
     one = make_folder("kernelswarm", tmp_path / "one" / "kernelswarm", rows=120, extra=("--num-proc", "1"))
     two = make_folder("kernelswarm", tmp_path / "two" / "kernelswarm", rows=120, extra=("--num-proc", "2"))
-    files = sorted(p.relative_to(one).as_posix() for p in (one / VIEW_DIR).rglob("*") if p.is_file())
-    assert len(files) == 2 * 2 + 1        # two views x two shards, and their card
+    files = sorted(p.relative_to(one).as_posix() for d in (VIEW_DIR, "data") for p in (one / d).rglob("*")
+                   if p.is_file())
+    assert len(files) == 2 * 2 + 2 * 2 + 1     # two views x two shards, two splits x two shards, the holdout
     for rel in files + ["stats.json"]:
         assert (one / rel).read_bytes() == (two / rel).read_bytes(), rel
     before = {rel: (one / rel).stat().st_ino for rel in files}
     make_folder("kernelswarm", one, rows=120, extra=("--num-proc", "1"))       # a rerun adopts its shards
-    assert {rel: (one / rel).stat().st_ino for rel in files if rel.endswith(".parquet")} == \
-        {rel: ino for rel, ino in before.items() if rel.endswith(".parquet")}
+    shard_files = [rel for rel in files if rel != "data/holdout/test-000.parquet"]   # per shard: adopted
+    assert {rel: (one / rel).stat().st_ino for rel in shard_files} == {rel: before[rel] for rel in shard_files}
 
 
 def test_no_views_omits_them(make_folder, tmp_path):
     out = make_folder("kernelinfer", tmp_path / "kernelinfer", rows=5, holdout=3, extra=("--no-views",))
     stats = orjson.loads((out / "stats.json").read_bytes())
-    assert not (out / VIEW_DIR).exists() and stats["generator"]["views"] is False
+    assert not (out / VIEW_DIR).exists() and not (out / "data").exists() and stats["generator"]["views"] is False
     assert list(stats["tokens"]) == ["sessions"] and "### `steps`" not in (out / "README.md").read_text()
 
 

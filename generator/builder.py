@@ -23,7 +23,8 @@ from generator.catalog import validation
 from generator.check.schemas import compiled
 from generator.dataset import Dataset, View
 from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards
-from generator.write.views import WINDOW_TOKENS, read_rows
+from generator.write.parquet import read_rows
+from generator.write.views import WINDOW_TOKENS
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"

@@ -18,7 +18,7 @@ from generator.check.rowscan import Problem
 from generator.check.schemas import compiled
 from generator.dataset import Dataset
 from generator.layout import VIEW_DIR, view_name
-from generator.write.views import read_rows
+from generator.write.parquet import read_rows
 
 MAX_ROW_FINDINGS = 20      # per file: a file whose every row is wrong is told by its first rows
 

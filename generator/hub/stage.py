@@ -60,10 +60,12 @@ def select(folder: Path, dataset: Dataset, *, merged: bool = True) -> list[str]:
         for name in sorted(dirs):
             if os.path.islink(os.path.join(root, name)):
                 strays.append(f"{(base / name).as_posix()} (a symlink)")
-        dirs[:] = sorted(d for d in dirs if not d.startswith(BOOKKEEPING) and not os.path.islink(os.path.join(root, d)))
+        top = base == Path(".")
+        dirs[:] = sorted(d for d in dirs if not (top and d.startswith(BOOKKEEPING))
+                         and not os.path.islink(os.path.join(root, d)))
         for name in sorted(files):
             rel = (base / name).as_posix()
-            if base == Path(".") and name.startswith(BOOKKEEPING) or rel == CARD_FILE:
+            if (top and name.startswith(BOOKKEEPING)) or rel == CARD_FILE:
                 continue
             mode = os.lstat(os.path.join(root, name)).st_mode
             if stat.S_ISLNK(mode):

@@ -22,8 +22,8 @@ from generator.catalog import benchmark
 from generator.catalog import validation
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, view_name
 from generator.write.card import render_card
-from generator.write.parquet import to_parquet
-from generator.write.views import WINDOW_TOKENS, ParquetFiles, read_rows
+from generator.write.parquet import read_rows, to_parquet
+from generator.write.views import WINDOW_TOKENS, ParquetFiles
 from generator.write.writer import OutputError, default_workers, write_dataset
 
 INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)

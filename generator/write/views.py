@@ -15,7 +15,7 @@ from generator import tokens
 from generator.catalog import validation
 from generator.dataset import Dataset, View
 from generator.layout import parquet_name, view_name
-from generator.write.parquet import read_rows, to_parquet
+from generator.write.parquet import to_parquet
 
 SPLITS = (validation.TRAIN, validation.SPLIT)   # the main config's splits, each shard has a file of each
 

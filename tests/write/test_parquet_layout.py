@@ -10,7 +10,6 @@ import datasets
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from generator.catalog import validation
 from generator.check.validate import validate_paths

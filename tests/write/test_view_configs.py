@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from generator.check.validate import validate_paths
 from generator.layout import VIEW_DIR, view_name
 from generator.registry import DATASETS
-from generator.write.views import read_rows
+from generator.write.parquet import read_rows
 
 
 def main_rows(folder: Path) -> list[dict]:

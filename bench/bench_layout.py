@@ -1,9 +1,11 @@
 """The folder's Parquet-first layout: load time against pyarrow, and what staging an upload costs.
 
-Load: for every config and split of the card, the first `load_dataset(folder, config, split=...)` with an empty
-cache against `pyarrow.parquet.read_table` of the very files the card names for it (the floor: reading the
-columns, no Arrow cache written), alternated and repeated, best of each; and a full streaming pass. Target:
-ratio <= 1.5.
+Load: for every config of the card, the first `load_dataset(folder, config)` with an empty cache (it prepares
+every split of the config, so all of them are timed) against `pyarrow.parquet.read_table` of the very files the
+card names for it (the floor: decoding the columns, no Arrow cache written), alternated and repeated, best of
+each; and the streaming rate over the first STREAM_ROWS rows. Target: ratio <= 1.5. The difference is mostly
+`datasets` writing the Arrow cache (the uncompressed columns, ~60x the zstd files for sessions), so it grows with
+how loaded the machine's memory bandwidth is.
 Staging: `upload --dry-run --stage-dir` in a fresh process (HF_HUB_OFFLINE=1: the plan shows the remote as
 unknown), its peak RSS (target <= 500 MB) and the stage's bytes on disk with a hard link counted once, against
 the unique data (the JSONL shards once plus every Parquet file; target <= 1.2x), and the bytes staging wrote.
@@ -24,6 +26,7 @@ import yaml
 from common import run_cli
 
 REPEATS = 2
+STREAM_ROWS = 2000
 
 
 def add_arguments(parser) -> None:
@@ -32,55 +35,65 @@ def add_arguments(parser) -> None:
     g.add_argument("--layout-rows", type=int, default=300, help="sessions of the generated folder (default 300)")
 
 
-def card_files(folder: Path) -> dict[tuple[str, str], list[Path]]:
-    """(config, split) -> the files the card's YAML names for it."""
+def card_files(folder: Path) -> dict[str, dict[str, list[Path]]]:
+    """config -> split -> the files the card's YAML names for it."""
     text = (folder / "README.md").read_text()
     meta = yaml.safe_load(text[4:text.index("\n---", 4)])
-    return {(c["config_name"], f["split"]): sorted(folder.glob(f["path"]))
-            for c in meta["configs"] for f in c["data_files"]}
+    return {c["config_name"]: {f["split"]: sorted(folder.glob(f["path"])) for f in c["data_files"]}
+            for c in meta["configs"]}
 
 
-def first_load(folder: Path, config: str, split: str) -> float:
+def first_load(folder: Path, config: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of a first load into an empty cache."""
     import datasets
 
     with tempfile.TemporaryDirectory(prefix="bench_layout_cache_") as cache:
-        t = time.perf_counter()
-        datasets.load_dataset(str(folder), config, split=split, cache_dir=cache)
-        return time.perf_counter() - t
+        t, c = time.perf_counter(), time.process_time()
+        datasets.load_dataset(str(folder), config, cache_dir=cache)
+        return time.perf_counter() - t, time.process_time() - c
 
 
-def read_table(files: list[Path]) -> float:
-    t = time.perf_counter()
+def read_table(files: list[Path]) -> tuple[float, float]:
+    """(wall, CPU) seconds of pyarrow reading the files (its own threads' CPU included)."""
+    t, c = time.perf_counter(), time.process_time()
     for f in files:
         pq.read_table(f)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
-def streaming_pass(folder: Path, config: str, split: str) -> tuple[int, float]:
+def streaming_rate(folder: Path, config: str, split: str) -> float:
+    """Rows per second over the first STREAM_ROWS rows of a streaming pass."""
     import datasets
 
     t = time.perf_counter()
-    n = sum(1 for _ in datasets.load_dataset(str(folder), config, split=split, streaming=True))
-    return n, time.perf_counter() - t
+    n = 0
+    for _ in datasets.load_dataset(str(folder), config, split=split, streaming=True):
+        n += 1
+        if n == STREAM_ROWS:
+            break
+    return n / (time.perf_counter() - t)
 
 
 def measure_loads(folder: Path) -> None:
     import datasets
 
     datasets.disable_progress_bars()
-    for (config, split), files in card_files(folder).items():
-        if not files or not sum(pq.ParquetFile(f).metadata.num_rows for f in files):
-            print(f"  {config}/{split}: no rows")
-            continue
+    for config, splits in card_files(folder).items():
+        files = [f for paths in splits.values() for f in paths]
+        rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
         loads, reads = [], []
         for _ in range(REPEATS):
             reads.append(read_table(files))
-            loads.append(first_load(folder, config, split))
+            loads.append(first_load(folder, config))
         mb = sum(f.stat().st_size for f in files) / 1e6
-        rows, stream_s = streaming_pass(folder, config, split)
-        print(f"  {config}/{split}: {rows:,} rows, {len(files)} files, {mb:,.1f} MB: load_dataset {min(loads):.2f} s, "
-              f"pq.read_table {min(reads):.2f} s, ratio {min(loads) / min(reads):.2f}; streaming {stream_s:.2f} s "
-              f"({rows / stream_s:,.0f} rows/s)")
+        arrow_mb = sum(pq.ParquetFile(f).metadata.row_group(g).total_byte_size for f in files
+                       for g in range(pq.ParquetFile(f).metadata.num_row_groups)) / 1e6
+        rate = streaming_rate(folder, config, next(iter(splits)))
+        (load, load_cpu), (read, read_cpu) = min(loads), min(reads)
+        print(f"  {config} ({', '.join(splits)}): {rows:,} rows, {len(files)} files, {mb:,.1f} MB on disk, "
+              f"{arrow_mb:,.0f} MB uncompressed: load_dataset {load:.2f} s, pq.read_table {read:.2f} s, "
+              f"ratio {load / read:.2f} (CPU time {load_cpu:.2f} / {read_cpu:.2f} s = {load_cpu / read_cpu:.2f}); "
+              f"streaming {rate:,.0f} rows/s")
 
 
 def disk_bytes(root: Path, seen: set | None = None) -> int:

@@ -3,7 +3,8 @@ views' (`views/`), all loaded by `load_dataset(folder, config)` through the card
 
 Why these options: zstd (the JSONL's text compresses ~60x); row groups of at most MAX_GROUP_ROWS rows and about
 MAX_GROUP_BYTES of uncompressed data, because the Hub viewer reads a file row group by row group and gives up on
-big ones; the page index written, so readers can skip pages. `Json` features (`shape`, `params`) are stored as
+big ones; the page index written (its offset index lets readers seek to a page), no statistics (the min/max
+of kernel-source strings made the files 16 % bigger, for no filter anyone runs on them). `Json` features (`shape`, `params`) are stored as
 Parquet JSON columns holding `orjson.dumps` of the value, with the features in the schema metadata, so `datasets`
 gives back the very dicts the JSONL rows hold. Rows are written group by group (one group held at a time), and the
 bytes depend only on the rows and the features: the same whatever `--num-proc`.
@@ -61,7 +62,8 @@ def to_parquet(features, rows: Iterable[dict], size: Callable[[dict], int] = jso
     storage = pa.schema([f.with_type(_storage(f.type)) for f in schema], metadata=schema.metadata)
     encode = _encoder(dict(features))
     sink = pa.BufferOutputStream()
-    with pq.ParquetWriter(sink, schema, compression="zstd", write_page_index=True, store_schema=True) as writer:
+    with pq.ParquetWriter(sink, schema, compression="zstd", write_statistics=False, write_page_index=True,
+                          store_schema=True) as writer:
         group: list[dict] = []
         total = 0
         for row in rows:

@@ -3,6 +3,10 @@
 A dataset's builder (`generator/<dataset>/builder.py`, re-exported by the repo-root `<dataset>.py`) is this class
 with `DATASET` set: it reads a generated folder (local, a Hub snapshot, or `hf://` paths) or calls the
 descriptor's own row functions for a `seed`, so it defines no feature, config or row of its own.
+
+It reads the seed layout's JSONL (the main rows, the held-out tasks) and the views' Parquet, so it works on a
+`--no-views` folder, on the raw files a user copied, and on the full layout alike; the main config's
+`validation` split is the rows the validation rule (`generator.catalog.validation`) gives it, as in the card.
 """
 from __future__ import annotations
 
@@ -15,10 +19,12 @@ from datasets.builder import Key
 from datasets.data_files import DataFilesDict
 from datasets.utils.file_utils import xopen
 
+from generator.catalog import validation
 from generator.check.schemas import compiled
 from generator.dataset import Dataset, View
 from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards
-from generator.write.views import WINDOW_TOKENS, read_rows
+from generator.write.parquet import read_rows
+from generator.write.views import WINDOW_TOKENS
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"
@@ -88,10 +94,14 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager) -> list[datasets.SplitGenerator]:
         config = self.DATASET.config(self.config.name)
         split = config.split
+        # the main config's rows are split by the validation rule; other configs have their one split
+        splits = (validation.TRAIN, validation.SPLIT) if config.name == self.DATASET.main_config.name else (split,)
         if self.config.seed is not None:
             rows, holdout = self._counts()
             shards = [0] if self.config.name == HOLDOUT_CONFIG else list(range(num_shards(rows)))
-            return [datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards, "files": None})]
+            return [datasets.SplitGenerator(name=s, gen_kwargs={"shards": shards, "files": None,
+                                                                "keep": s if len(splits) > 1 else None})
+                    for s in splits]
         data_files = self.config.data_files
         if data_files is None:
             if not self.config.data_dir:
@@ -99,10 +109,14 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                     f"config {self.config.name!r} needs data_dir= (a generated folder or Hub snapshot), "
                     f"data_files=, or seed= (with {self.count_field}= and num_holdout=)"
                 )
-            data_files = DataFilesDict.from_patterns({split: [config.pattern]}, base_path=self.config.data_dir)
+            paths = DataFilesDict.from_patterns({split: [config.pattern]}, base_path=self.config.data_dir)[split]
+            data_files = {s: paths for s in splits}
+        else:
+            splits = ()        # the caller's files are its splits, read whole
         files = dl_manager.download({name: list(paths) for name, paths in data_files.items()})
         return [
-            datasets.SplitGenerator(name=name, gen_kwargs={"shards": None, "files": sorted(paths)})
+            datasets.SplitGenerator(name=name, gen_kwargs={"shards": None, "files": sorted(paths),
+                                                           "keep": name if len(splits) > 1 else None})
             for name, paths in files.items()
         ]
 
@@ -117,7 +131,13 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                              f"got {rows} and {holdout}")
         return rows, holdout
 
-    def _generate_examples(self, shards, files) -> Iterator[tuple[Key, dict]]:
+    def _generate_examples(self, shards, files, keep=None) -> Iterator[tuple[Key, dict]]:
+        """The rows of `shards` (seed=) or `files`; of the main config only those of split `keep` (when set)."""
+        for key, row in self._examples(shards, files):
+            if keep is None or validation.split_of(row) == keep:
+                yield key, row
+
+    def _examples(self, shards, files) -> Iterator[tuple[Key, dict]]:
         if shards is not None:
             gen, (rows, holdout) = self.DATASET, self._counts()
             for shard in shards:

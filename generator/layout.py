@@ -33,3 +33,16 @@ def view_pattern(config: str) -> str:
 def view_name(config: str, index: int) -> str:
     """Shard `index`'s file of view `config` (the config in the file name too: checksums are kept by file name)."""
     return f"{VIEW_DIR}/{config}/{config}_{index:03d}.parquet"
+
+
+PARQUET_DIR = "data"                # data/<config>/<split>-NNN.parquet: the main config's and holdout's Parquet files
+HOLDOUT_PARQUET = f"{PARQUET_DIR}/{HOLDOUT_CONFIG}/test-000.parquet"
+
+
+def parquet_name(config: str, split: str, index: int) -> str:
+    """Shard `index`'s Parquet file of the main config's `split` (every shard has one per split, maybe empty)."""
+    return f"{PARQUET_DIR}/{config}/{split}-{index:03d}.parquet"
+
+
+def parquet_pattern(config: str, split: str) -> str:
+    return f"{PARQUET_DIR}/{config}/{split}-*.parquet"

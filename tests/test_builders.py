@@ -13,6 +13,7 @@ import kernelinfer
 import kernelswarm
 from generator.check import schemas
 from generator.kernelinfer.dataset import KERNELINFER
+from generator.catalog.validation import split_of
 from generator.write.card import render_card
 from rows import session_row
 
@@ -92,7 +93,7 @@ def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
     for i, row in enumerate([first, second]):
         (tmp_path / "batches" / f"batch_{i:03d}.jsonl").write_bytes(orjson.dumps(row) + b"\n")
     (tmp_path / "tasks_holdout.jsonl").write_bytes(b"")
-    (tmp_path / "README.md").write_text(render_card(KERNELINFER, {}), encoding="utf-8")
+    (tmp_path / "README.md").write_text(render_card(KERNELINFER, {"generator": {"views": False}}), encoding="utf-8")
     for streaming in (False, True):
         got = list(datasets.load_dataset(str(tmp_path), "sessions", split="train", streaming=streaming))
         assert [r["shape"] for r in got] == [first["shape"], second["shape"]]
@@ -104,26 +105,34 @@ def test_shard_with_only_ints_and_nulls_in_float_fields_loads(tmp_path):
 # --- generated folders -----------------------------------------------------------------------------------------
 
 def test_every_config_loads_with_builder_features(folder, builders, tmp_path):
+    """Every config and split, through the builder (JSONL) and the card (Parquet), regular and streaming: the same
+    rows, typed alike; the main config's two splits together are the JSONL shards' rows."""
     dataset, path = folder.name, folder
     builder = builders[dataset]
     for config in builder.DATASET.configs_with(views=False):      # views: tests/write/test_view_configs.py
         expected = builder(config_name=config.name).info.features
         b = builder(config_name=config.name, data_dir=str(path), cache_dir=str(tmp_path / "cache"))
         b.download_and_prepare()
-        built = b.as_dataset(split=builder.DATASET.config(config.name).split)
-        loaded = datasets.load_dataset(str(path), config.name, split=builder.DATASET.config(config.name).split,
-                                       cache_dir=str(tmp_path / "hf"))
-        streamed = datasets.load_dataset(str(path), config.name, split=builder.DATASET.config(config.name).split, streaming=True)
-        assert built.features == loaded.features == streamed.features == expected
-        assert rows_of(loaded) == rows_of(built) == rows_of(streamed)
-        for row in rows_of(loaded):
-            assert isinstance(row["shape"], dict) and row["shape"]
-        raw = [r for f in sorted(path.glob(builder.DATASET.config(config.name).pattern)) for r in file_rows(f)]
-        assert [r["shape"] for r in rows_of(loaded)] == [r["shape"] for r in raw]
+        splits = ("train", "validation") if config.name == builder.DEFAULT_CONFIG_NAME else (config.split,)
+        assert sorted(b.info.splits) == sorted(splits)
+        loaded_all = []
+        for split in splits:
+            built = b.as_dataset(split=split)
+            loaded = datasets.load_dataset(str(path), config.name, split=split, cache_dir=str(tmp_path / "hf"))
+            streamed = datasets.load_dataset(str(path), config.name, split=split, streaming=True)
+            assert built.features == loaded.features == streamed.features == expected
+            assert rows_of(loaded) == rows_of(built) == rows_of(streamed)
+            for row in rows_of(loaded):
+                assert isinstance(row["shape"], dict) and row["shape"]
+            loaded_all += rows_of(loaded)
+        raw = [r for f in sorted(path.glob(config.pattern)) for r in file_rows(f)]
+        key = builder.DATASET.id_field if config.name == builder.DEFAULT_CONFIG_NAME else "task_id"
+        assert sorted((r[key], r["shape"]) for r in loaded_all) == sorted((r[key], r["shape"]) for r in raw)
 
 
 def test_streaming_shards_follow_batches(folder, builders, tmp_path):
-    """One batch file is one streaming shard; rows read across several files equal the single-file rows."""
+    """One batch file is one streaming shard of the builder; rows read across several files equal the single-file
+    rows. The card's configs stream one Parquet file per batch and split."""
     dataset, path = folder.name, folder
     builder = builders[dataset]
     split_copy = tmp_path / dataset
@@ -134,10 +143,11 @@ def test_streaming_shards_follow_batches(folder, builders, tmp_path):
         (split_copy / "batches" / f"batch_{i:03d}.jsonl").write_bytes(b"".join(lines[i::3]))
     it = builder(config_name=builder.DEFAULT_CONFIG_NAME, data_dir=str(split_copy)).as_streaming_dataset(split="train")
     assert it.num_shards == 3
-    streamed = datasets.load_dataset(str(split_copy), split="train", streaming=True)
-    assert streamed.num_shards == 3
-    expected = [orjson.loads(line)["shape"] for i in range(3) for line in lines[i::3]]
-    assert [r["shape"] for r in it] == [r["shape"] for r in streamed] == expected
+    expected = [row["shape"] for i in range(3) for line in lines[i::3] for row in [orjson.loads(line)]
+                if split_of(row) == "train"]
+    assert [r["shape"] for r in it] == expected
+    streamed = datasets.load_dataset(str(path), split="train", streaming=True)
+    assert streamed.num_shards == len(list(path.glob(f"data/{builder.DEFAULT_CONFIG_NAME}/train-*.parquet")))
 
 
 def test_builder_on_the_fly_equals_files(folder, builders, tmp_path):
@@ -149,7 +159,8 @@ def test_builder_on_the_fly_equals_files(folder, builders, tmp_path):
         pattern = builder.DATASET.config(config).pattern
         b = builder(config_name=config, seed=SEED, **counts, cache_dir=str(tmp_path / "c"))
         split = builder.DATASET.config(config).split
-        generated = list(b._generate_examples(**b._split_generators(None)[0].gen_kwargs))
+        every_split = {**b._split_generators(None)[0].gen_kwargs, "keep": None}     # the main config: every row
+        generated = list(b._generate_examples(**every_split))
         on_disk = b"".join(f.read_bytes() for f in sorted(path.glob(pattern)))
         assert b"".join(orjson.dumps(row) + b"\n" for _, row in generated) == on_disk
         b.download_and_prepare()

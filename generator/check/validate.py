@@ -26,7 +26,7 @@ from typing import Callable
 import orjson
 
 from generator.check import schemas, semantic as semantic_rules
-from generator.check import viewcheck
+from generator.check import parquetcheck, viewcheck
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
@@ -35,7 +35,7 @@ from generator.check.roles import (FIXED, MERGED, ROW_COUNT_KEYS, SHARDS, STATS,
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
-from generator.layout import VIEW_DIR
+from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR
 from generator.dataset import HOLDOUT, STATS_SCHEMA
 from generator.registry import by_schema, training_schemas
 from generator.write.writer import default_workers
@@ -288,8 +288,18 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         findings.append(("schema", f"cannot tell the rows' schema: no {' or '.join(MERGED)} and the first row of "
                                    f"{shards[0].name} has no {'/'.join(ID_FIELDS.values())}"))
 
+    dataset = by_schema(row_schema)
+
     def schema_of(path: Path) -> str | None:
-        return row_schema if path.parent.name == SHARDS else FIXED.get(path.name) or MERGED.get(path.name)
+        """The row schema of a data file a card config reads: JSONL shards and files by name, Parquet files by
+        their config's folder (`data/<config>/`, `views/<config>/`)."""
+        if path.parent.name == SHARDS:
+            return row_schema
+        if path.suffix == ".parquet" and dataset is not None and path.parent.parent.name in (PARQUET_DIR, VIEW_DIR):
+            name = path.parent.name
+            return HOLDOUT.schema if name == HOLDOUT_CONFIG else next(
+                (c.schema for c in dataset.configs if c.name == name), None)
+        return FIXED.get(path.name) or MERGED.get(path.name)
 
     findings += [("card", msg) for msg in card_problems(folder, schema_of, SHARDS, MERGED)]
     for kind, msg in findings:
@@ -303,20 +313,24 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
             targets.append(_Target(path, FIXED.get(path.name) or schema_of_file(path)))
     if (folder / STATS).is_file():
         targets.append(_Target(folder / STATS, STATS_SCHEMA, "document", shards, row_schema=row_schema))
-    if by_schema(row_schema) is not None and (by_schema(row_schema).views or (folder / VIEW_DIR).exists()):
+    if dataset is not None and (dataset.views or (folder / VIEW_DIR).exists() or (folder / PARQUET_DIR).exists()):
         targets.append(_Target(folder, None, "views", shards, row_schema=row_schema))
     return targets
 
 
 def _check_views(target: _Target, add) -> None:
-    """The folder's view files (`viewcheck`), against the stats.json they are counted in (when it parses)."""
+    """The folder's Parquet files: the views (`viewcheck`), against the stats.json they are counted in (when it
+    parses), and the main rows' and holdout's copies (`parquetcheck`)."""
     folder = target.path
     try:
         stats = orjson.loads(_read_bounded(folder / STATS, MAX_DOCUMENT_BYTES))
     except (OSError, InputError, orjson.JSONDecodeError):
         stats = None                 # the stats.json target reports why
     stats = stats if isinstance(stats, dict) else None
-    for rel, line, problem in viewcheck.check(folder, by_schema(target.row_schema), len(target.shards), stats):
+    dataset = by_schema(target.row_schema)
+    for rel, line, problem in viewcheck.check(folder, dataset, len(target.shards), stats):
+        add(_shown(folder / rel), line, problem)
+    for rel, line, problem in parquetcheck.check(folder, dataset, target.shards, stats):
         add(_shown(folder / rel), line, problem)
 
 

@@ -14,14 +14,12 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from generator.check.cardcheck import card_problems
 from generator.check.rowscan import Problem
 from generator.check.schemas import compiled
 from generator.dataset import Dataset
-from generator.layout import CARD_FILE, VIEW_DIR, view_name
-from generator.write.views import read_rows
+from generator.layout import VIEW_DIR, view_name
+from generator.write.parquet import read_rows
 
-VIEW_CARD = f"{VIEW_DIR}/{CARD_FILE}"
 MAX_ROW_FINDINGS = 20      # per file: a file whose every row is wrong is told by its first rows
 
 
@@ -30,15 +28,7 @@ def check(folder: Path, dataset: Dataset, shards: int, stats: dict | None) -> It
     options = (stats or {}).get("generator") or {}
     written = options.get("views") is True       # recorded by the generator; a folder made before views has none
     want = {view_name(v.name, i): v for v in dataset.views if written for i in range(shards)}
-    have = {p.relative_to(folder).as_posix() for p in (folder / VIEW_DIR).rglob("*") if p.is_file()} - {VIEW_CARD}
-    if want and not (folder / VIEW_CARD).is_file():
-        yield VIEW_CARD, None, Problem("view_files", "missing: the views' card (their configs for load_dataset)")
-    elif (folder / VIEW_CARD).is_file():
-        def schema_of(path: Path) -> str | None:
-            config = next((v for v in dataset.views if v.name == path.parent.name), None)
-            return config.schema if config else None
-        for message in card_problems(folder / VIEW_DIR, schema_of, VIEW_DIR, ()):
-            yield VIEW_CARD, None, Problem("card", message)
+    have = {p.relative_to(folder).as_posix() for p in (folder / VIEW_DIR).rglob("*") if p.is_file()}
     for rel in sorted(have - set(want)):
         yield rel, None, Problem("view_files", "not a view file of this folder (one per shard and view config"
                                  + ("" if written else "; generated with --no-views") + ")")

@@ -1,8 +1,9 @@
 """Publish a generated dataset folder to a Hugging Face Hub dataset repo: `kernelstrain upload` (also
 `python -m generator upload`, and `python upload.py` in a checkout).
 
-Order: validate the folder (refuse on any problem), stage a Hub-ready copy (card with YAML configs and
-dataset_info from the builders, data in the seed layout, schema/), then send only what the remote lacks.
+Order: stage a Hub-ready copy (only the files the dataset layout defines, hard-linked: `generator.hub.stage`;
+the card with YAML configs and dataset_info from the builders; schema/), validate the STAGED folder (refuse on any
+problem), then send only what the remote lacks.
 Exit codes: 0 ok, 1 invalid data (or the Hub refused it), 2 usage, 3 missing/invalid token, 4 no permission,
 5 network failure after retries.
 """
@@ -19,15 +20,15 @@ from typing import Callable
 import orjson
 
 from generator.hub import client as hub
+from generator.hub.stage import PLOTS_DIR, StageError, Staged, select, stage as link_stage
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
+from generator.layout import HOLDOUT_FILE, PARQUET_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
 from generator.registry import DATASETS
 from generator.write.card import render_card
-from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 from generator.check.schemas import SCHEMA_DIR
 from generator.check.validate import InputError, validate_paths
 
-DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR)   # every regular file below them (views/: the view card and Parquet)
+DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR, PARQUET_DIR, PLOTS_DIR)   # the layout's folders (generator.hub.stage)
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
 
@@ -35,7 +36,8 @@ class UsageError(Exception):
     pass
 
 
-EPILOG = ("The folder is validated first (no way to skip it). Token: HF_TOKEN or the saved `hf auth login`; it is\n"
+EPILOG = ("Only the files the dataset layout defines are staged (any other file, or a symlink, is refused);\n"
+          "the staged folder is validated before anything is sent (no way to skip it). Token: HF_TOKEN or the saved `hf auth login`; it is\n"
           "never printed or staged. A rerun sends only what the remote lacks (resume), nothing when unchanged.\n"
           "Exit codes: 0 ok, 1 invalid data or refused by the Hub, 2 usage, 3 missing/invalid token,\n"
           "4 no permission on the repo, 5 network failure after retries.")
@@ -52,11 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing to the branch")
     p.add_argument("--dry-run", action="store_true",
                    help="validate and stage, print each file (path, size, sha256, new/changed/unchanged) and stop")
-    p.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
-                   help="what the configs read: the JSONL shards (default) or Parquet shards made from them "
-                        "(the JSONL is uploaded as raw files either way)")
+    p.add_argument("--no-merged", dest="merged", action="store_false",
+                   help="leave out the merged sessions.jsonl / episodes.jsonl (the shards concatenated; Xet "
+                        "deduplicates its chunks against the shards', so it costs little to send)")
     p.add_argument("--commit-message", default=None, help="commit message (default: 'Upload <dataset>')")
-    p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist) instead of a temp dir")
+    p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist; on the folder's file "
+                   "system, or files are copied instead of hard-linked) instead of a temporary one beside the folder")
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -84,59 +87,70 @@ def dataset_of(folder: Path) -> Dataset:
     return found[0]
 
 
-def validate(folder: Path) -> bool:
-    """The project's validator on the whole folder; print its findings; True when all is valid."""
+def validate(staged: Path) -> bool:
+    """The project's validator on the staged folder (what would be sent); print its findings; True when valid."""
 
     try:
-        report = validate_paths([str(folder)], max_errors=MAX_FINDINGS)
+        report = validate_paths([str(staged)], max_errors=MAX_FINDINGS)
     except InputError as e:
         raise UsageError(str(e)) from None
     if report.ok:
         return True
     for finding in report.findings:
         print(finding, file=sys.stderr)
-    print(f"{folder}: {report.summary()}; nothing staged or sent", file=sys.stderr)
+    print(f"{staged}: {report.summary()}; nothing sent", file=sys.stderr)
     return False
 
 
-def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
-    """Assemble the Hub-ready folder at `out` (must not exist; built under a temporary name, then renamed).
+def stage(folder: Path, dataset: Dataset, out: Path, *, merged: bool = True) -> Staged | None:
+    """Assemble the Hub-ready folder at `out` (must not exist): the layout's files hard-linked, the card and
+    schemas written; built under a temporary name and renamed only when the validator passes it (None when not:
+    nothing left behind). StageError when the folder holds files the layout does not define.
 
-    Never copies a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
+    Never stages a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
+    rels = select(folder, dataset, merged=merged)
     work = out.with_name(f".{out.name}.partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    files = [dataset.merged_file, HOLDOUT_FILE, STATS_FILE]
-    files += [p.relative_to(folder).as_posix() for d in DATA_DIRS for p in sorted((folder / d).rglob("*"))
-              if p.is_file() and not p.is_symlink()]
-    for rel in files:
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / rel, work / rel)
-    (work / "schema").mkdir()
-    for schema in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name):   # package data: not always a file system
-        if schema.name.endswith(".schema.json"):
-            (work / "schema" / schema.name).write_bytes(schema.read_bytes())
-    if data_format == "parquet":
-        for config in dataset.configs_with(views=False):     # views are Parquet already, under views/
-            write_parquet_shards(sorted(work.glob(config.pattern)), work, config.name, config.split, config.features)
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
-    (work / hub.CARD).write_text(render_card(dataset, stats, data_format=data_format), encoding="utf-8")
+    written = {f"schema/{p.name}": p.read_bytes()               # package data: not always a file system
+               for p in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name) if p.name.endswith(".schema.json")}
+    written[hub.CARD] = render_card(dataset, stats).encode()
+    staged = link_stage(folder, dataset, work, rels, written)
+    if not validate(work):
+        shutil.rmtree(work, ignore_errors=True)
+        return None
     work.rename(out)
+    return staged
 
 
 def managed(dataset: Dataset) -> Callable[[str], bool]:
     """Remote paths the stage owns: stale ones (e.g. a shard of an earlier, larger run) are deleted."""
     names = {dataset.merged_file, HOLDOUT_FILE, STATS_FILE, hub.CARD}
-    prefixes = tuple(f"{d}/" for d in (*DATA_DIRS, PARQUET_DIR, "schema"))
+    prefixes = tuple(f"{d}/" for d in (*DATA_DIRS, "schema"))
     return lambda path: path in names or path.startswith(prefixes)
 
 
-def print_plan(plan: list[hub.PlanEntry]) -> None:
+def print_plan(plan: list[hub.PlanEntry], repeated: str) -> None:
+    """One line per file, then the summary: counts, the bytes to send, and how many of them are the merged file
+    `repeated`, whose chunks Xet has from the shards (deduplicated, not sent again)."""
     for e in plan:
         print(f"{e.state:9} {e.size:>14,} {e.sha256 or '-':64} {e.path}")
     counts = {s: sum(e.state == s for e in plan) for s in ("new", "changed", "unchanged", "delete", "unknown")}
-    sending = sum(e.size for e in plan if e.state in ("new", "changed", "unknown"))
-    print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; up to {sending / 1e6:,.1f} MB to send")
+    outgoing = [e for e in plan if e.state in ("new", "changed", "unknown")]
+    sending = sum(e.size for e in outgoing)
+    dedup = sum(e.size for e in outgoing if e.path == repeated)
+    print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; up to {sending / 1e6:,.1f} MB to send"
+          + (f", of which {dedup / 1e6:,.1f} MB ({repeated}) repeat the shards' chunks: Xet dedup does not "
+             f"re-send them (~{(sending - dedup) / 1e6:,.1f} MB on the wire)" if dedup else ""))
+
+
+def print_staged(staged: Staged, where: Path, dataset: Dataset) -> None:
+    on_disk = staged.copied_bytes
+    print(f"staged {dataset.name} in {where}: {staged.files} files, {staged.linked} hard links; {on_disk / 1e6:,.1f} "
+          f"MB written, {staged.unique_bytes / 1e6:,.1f} MB of unique data"
+          + (f" (+{staged.repeated_bytes / 1e6:,.1f} MB merged {dataset.merged_file}, a link to the shards' "
+             "concatenation)" if staged.repeated_bytes else ""))
 
 
 def token_from_env() -> str | None:
@@ -145,20 +159,34 @@ def token_from_env() -> str | None:
     return get_token()
 
 
-def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Callable[[float], None]) -> int:
-    """Validate, stage, then plan (--dry-run) or send; the exit code."""
+def stage_parent(folder: Path) -> tempfile.TemporaryDirectory:
+    """A temporary folder beside `folder` (its file system: the stage is then hard links), else in the system's
+    temporary folder (a read-only parent: the stage is then copies)."""
+    try:
+        return tempfile.TemporaryDirectory(prefix=f".{folder.name}.stage-", dir=folder.resolve().parent)
+    except OSError:
+        return tempfile.TemporaryDirectory(prefix="kernelstrain-stage-")
+
+
+def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Callable[[float], None],
+            prog: str) -> int:
+    """Stage, validate the stage, then plan (--dry-run) or send; the exit code."""
     folder = args.folder
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder")
     dataset = dataset_of(folder)
-    if not validate(folder):
-        return hub.EXIT_INVALID
     if not args.dry_run and not token:
         raise hub.HubError("no Hub token: set HF_TOKEN or run `hf auth login`", hub.EXIT_TOKEN)
-    with tempfile.TemporaryDirectory(prefix="kernelstrain-stage-") as tmp:
+    with stage_parent(folder) as tmp:
         stage_dir = args.stage_dir or Path(tmp) / dataset.name
-        stage(folder, dataset, stage_dir, args.format)
-        print(f"staged {dataset.name} ({args.format}) in {stage_dir}")
+        try:
+            staged = stage(folder, dataset, stage_dir, merged=args.merged)
+        except StageError as error:
+            print(f"{prog.removeprefix('python ')}: {error}", file=sys.stderr)
+            return hub.EXIT_INVALID
+        if staged is None:
+            return hub.EXIT_INVALID
+        print_staged(staged, stage_dir, dataset)
         api = api_factory(token=token)
         local = hub.local_files(stage_dir)
         if args.dry_run:
@@ -167,7 +195,7 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Cal
             except hub.HubError as error:
                 print(f"remote not readable ({error}); states unknown", file=sys.stderr)
                 remote = None
-            print_plan(hub.make_plan(local, remote, managed(dataset)))
+            print_plan(hub.make_plan(local, remote, managed(dataset)), dataset.merged_file)
             return 0
         hub.call(api.whoami, sleep=sleep)
         hub.call(api.create_repo, args.repo_id, repo_type=hub.REPO_TYPE, private=args.private, exist_ok=True,
@@ -176,7 +204,7 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Cal
             hub.call(api.create_branch, args.repo_id, branch=args.revision, repo_type=hub.REPO_TYPE, exist_ok=True,
                      sleep=sleep)
         plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, sleep=sleep), managed(dataset))
-        print_plan(plan)
+        print_plan(plan, dataset.merged_file)
         urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
                         message=args.commit_message or f"Upload {dataset.name}", sleep=sleep, log=print)
         print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
@@ -203,7 +231,7 @@ def run(args: argparse.Namespace, *, api_factory=None, token: str | None = None,
         from huggingface_hub import HfApi as api_factory
     try:
         check_args(args)
-        return publish(args, api_factory, token if token is not None else token_from_env(), sleep)
+        return publish(args, api_factory, token if token is not None else token_from_env(), sleep, prog)
     except (UsageError, hub.HubError) as e:
         print(f"{prog.removeprefix('python ')}: {e}", file=sys.stderr)
         return getattr(e, "exit_code", hub.EXIT_USAGE)

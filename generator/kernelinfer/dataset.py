@@ -102,7 +102,7 @@ SFT_SNIPPET = """\
 sft = ds.select_columns(["messages"])
 # text = tokenizer.apply_chat_template(sft[0]["messages"], tokenize=False)
 # one prompt/completion pair per step, within the window (TRL's conversational prompt-completion form):
-steps = load_dataset("path/to/kernelinfer/views", "steps", split="train")"""
+steps = load_dataset("path/to/kernelinfer", "steps", split="train")"""
 
 
 KERNELINFER = Dataset(

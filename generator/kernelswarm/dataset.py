@@ -95,7 +95,7 @@ FORMAT_NOTES = (
 
 SFT_SNIPPET = """\
 # one SFT sample per (agent, window): its own turns as assistant, what reached it as user turns
-turns = load_dataset("path/to/kernelswarm/views", "agent_turns", split="train")
+turns = load_dataset("path/to/kernelswarm", "agent_turns", split="train")
 # text = tokenizer.apply_chat_template(turns[0]["messages"], tokenize=False)"""
 
 

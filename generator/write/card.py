@@ -13,8 +13,8 @@ from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.dataset import Dataset
 from generator.catalog import benchmark
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, SHARD_SIZE, VIEW_DIR
-from generator.write.parquet import shard_pattern
+from generator.catalog import validation
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, SHARD_SIZE, parquet_pattern
 
 TASK_CATEGORIES = ["text-generation"]
 COMMON_TAGS = ["cuda", "triton", "kernel-optimization", "gpu", "inference", "llm-inference", "synthetic-data"]
@@ -24,33 +24,34 @@ SIZE_BOUNDS = [
 ]
 
 
-def data_files(dataset: Dataset, data_format: str = "jsonl") -> dict[str, dict[str, str]]:
-    """config -> {split: path pattern} in a dataset folder (jsonl) or a staged Parquet repo.
+def data_files(dataset: Dataset, data_format: str = "parquet") -> dict[str, dict[str, str]]:
+    """config -> {split: path pattern} of a generated folder (and of the Hub repo staged from it).
 
-    The views are not among them: `load_dataset(folder)` picks one file reader for every config of a card (from
-    the first config's files), so JSONL and Parquet configs cannot share one; they have their own card in
-    `views/` (`render_views_card`)."""
-    if data_format not in ("jsonl", "parquet"):
+    `parquet` (the default layout): every config reads zstd Parquet: the main config's `train` and `validation`
+    splits, the training views and the held-out tasks. `jsonl` (a `--no-views` folder: the seed layout only): the
+    main config reads the JSONL shards, the holdout config `tasks_holdout.jsonl`. Never both in one card:
+    `load_dataset(folder)` picks one file reader for every config of a card (from the first config's files)."""
+    if data_format == "jsonl":
+        return {c.name: {c.split: c.pattern} for c in dataset.configs_with(views=False)}
+    if data_format != "parquet":
         raise ValueError(f"unknown data format {data_format!r}; expected jsonl or parquet")
-    return {c.name: {c.split: c.pattern if data_format == "jsonl" else shard_pattern(c.name, c.split)}
-            for c in dataset.configs_with(views=False)}
+    main = dataset.main_config.name
+    return {main: {s: parquet_pattern(main, s) for s in (validation.TRAIN, validation.SPLIT)},
+            **{v.name: {v.split: v.pattern} for v in dataset.views},
+            HOLDOUT_CONFIG: {"test": HOLDOUT_PARQUET}}
 
 
-def view_data_files(dataset: Dataset) -> dict[str, dict[str, str]]:
-    """view config -> {split: path pattern} relative to the views card's folder (`views/`)."""
-    return {v.name: {v.split: v.pattern.removeprefix(f"{VIEW_DIR}/")} for v in dataset.views}
-
-
-def has_views(stats: dict) -> bool:
-    """Whether the folder stats.json describes was generated with its views (the recorded options say)."""
-    return (stats.get("generator") or {}).get("views", True) is not False
+def data_format_of(stats: dict) -> str:
+    """The layout of the folder stats.json describes: Parquet configs unless generated with `--no-views` (the
+    recorded options say)."""
+    return "jsonl" if (stats.get("generator") or {}).get("views", True) is False else "parquet"
 
 
 def size_category(num_rows: int) -> str:
     return next((label for bound, label in SIZE_BOUNDS if num_rows < bound), "n>1B")
 
 
-def card_metadata(dataset: Dataset, *, num_rows: int | None = None, data_format: str = "jsonl") -> dict:
+def card_metadata(dataset: Dataset, *, num_rows: int | None = None, data_format: str = "parquet") -> dict:
     """YAML front matter: license, task_categories, tags, size_categories, configs, dataset_info."""
     return _card_data(dataset, num_rows, data_files(dataset, data_format)).to_dict()
 
@@ -89,15 +90,17 @@ def num_rows_from(dataset: Dataset, stats: dict) -> int | None:
     return None
 
 
-def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") -> str:
-    """The full README.md: front matter from `card_metadata`, then the prose sections."""
-    views = has_views(stats)
+def render_card(dataset: Dataset, stats: dict) -> str:
+    """The full README.md: front matter from `card_metadata` (the layout stats.json's options say), then the prose
+    sections."""
+    data_format = data_format_of(stats)
+    views = data_format == "parquet"
     card_data = _card_data(dataset, num_rows_from(dataset, stats), data_files(dataset, data_format))
     sections = [
         f"# {dataset.title}\n\n{dataset.description}\n\n{SIMULATED_WARNING}\n\n{_version_line(stats)}",
         _scope(),
         _hardware(),
-        _format(dataset),
+        _format(dataset, data_format),
         *([_views(dataset, stats)] if views and dataset.views else []),
         _statistics(stats),
         PROVENANCE,
@@ -105,14 +108,6 @@ def render_card(dataset: Dataset, stats: dict, *, data_format: str = "jsonl") ->
         f"## Citation\n\n```bibtex\n{dataset.citation}\n```",
     ]
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
-
-
-def render_views_card(dataset: Dataset, stats: dict) -> str:
-    """`views/README.md`: the view configs as a dataset of their own, so `load_dataset(folder / "views", name)`
-    reads their Parquet files (the folder's own card cannot: see `data_files`)."""
-    card_data = _card_data(dataset, None, view_data_files(dataset))
-    body = f"# {dataset.title}: training views\n\n{SIMULATED_WARNING}\n\n{_views(dataset, stats)}"
-    return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body}\n"))
 
 
 def _version_line(stats: dict) -> str:
@@ -184,21 +179,39 @@ def feature_type(feature) -> str:
     return type(feature).__name__
 
 
-def _format(dataset: Dataset) -> str:
+def _format(dataset: Dataset, data_format: str) -> str:
     rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
     holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
     main = dataset.configs[0].name
+    if data_format == "parquet":
+        layout = (f"Every config reads zstd Parquet: `data/{main}/train-NNN.parquet` and `validation-NNN.parquet` "
+                  f"(one of each per batch), `{HOLDOUT_PARQUET}`, and the training views under `views/`; `shape` "
+                  "and `params` are JSON columns that load as dicts. The same rows are also here as JSONL, one row "
+                  f"per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each, train and validation rows "
+                  f"together), `{dataset.merged_file}` (the batches concatenated) and `tasks_holdout.jsonl`; "
+                  "no config reads them.\n\n" + _validation_note(main))
+    else:
+        layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` "
+                  f"config), `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config), "
+                  "`tasks_holdout.jsonl`.")
     return (
-        f"## Format\n\nJSONL, one row per line. {dataset.format_notes}\n\n| field | type |\n|---|---|\n"
+        f"## Format\n\n{dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)
         + f"\n\nThe `{HOLDOUT_CONFIG}` config (`{HOLDOUT_FILE}`) holds held-out task specs with no solution: "
         f"{holdout}. They are the fixed benchmark {benchmark.VERSION} (whole (op, gpu, shape) groups chosen by a "
         "stable hash, the same for every seed and size; `stats.json` names the version under `generator`), and no "
         "group of it appears in training rows of any seed or size.\n\n"
-        f"Files: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` config), `{dataset.merged_file}` "
-        "(the same rows concatenated, for convenience; not a config), `tasks_holdout.jsonl`, `stats.json` "
-        "(aggregate statistics), `qa_reports/batch_NNN.json` (mechanical checks per batch)."
+        f"Files: {layout} Also `stats.json` (aggregate statistics) and `qa_reports/batch_NNN.json` (mechanical "
+        "checks per batch)."
     )
+
+
+def _validation_note(main: str) -> str:
+    return (f"The `{main}` config has two splits: `train`, and `{validation.SPLIT}`, whole (op, gpu) families of "
+            f"training tasks (every shape, dtype, impl and engineer of one kernel on one GPU) chosen by a fixed "
+            f"rule, validation {validation.VERSION} (the lowest {validation.FRACTION:.0%} of all op x GPU families by "
+            "a stable hash, the same for every seed and size; `stats.json` counts both under `splits`). It shares "
+            "no task with `train` nor with the held-out benchmark.")
 
 
 def _views(dataset: Dataset, stats: dict) -> str:
@@ -206,13 +219,13 @@ def _views(dataset: Dataset, stats: dict) -> str:
     window = (stats.get("generator") or {}).get("window_tokens")
     budget = f"{window:,}" if isinstance(window, int) else "the `--window-tokens`"
     name = dataset.name
-    calls = "\n".join(f'ds = load_dataset("path/to/{name}/views", "{v.name}", split="train")' for v in dataset.views)
+    calls = "\n".join(f'ds = load_dataset("path/to/{name}", "{v.name}", split="train")' for v in dataset.views)
     parts = [f"## Training views\n\nConfigs derived from the `{dataset.main_config.name}` rows, one zstd Parquet "
              f"file per batch (`views/<config>/<config>_NNN.parquet`), each row within {budget} tokens (a "
              "conservative count: `ceil(utf8 bytes / 2)` per text plus 8 per chat turn). `tokens` in "
              "`stats.json` gives characters and tokens per row of every config, and the share of rows fitting "
-             "32K and 128K. They are configs of the card in `views/` (`datasets` reads every config of one card "
-             "with one file reader, so these Parquet configs cannot sit beside the JSONL ones):\n\n"
+             "32K and 128K. They are made from every training row, `validation` families included (a view row's "
+             "id names its session or episode):\n\n"
              f"```python\nfrom datasets import load_dataset\n\n{calls}\n```"]
     for v in dataset.views:
         columns = ", ".join(f"`{name}` ({feature_type(f)})" for name, f in v.features.items())
@@ -254,7 +267,7 @@ def _statistics(stats: dict) -> str:
 def _loading(dataset: Dataset, data_format: str) -> str:
     main, cls, name = dataset.configs[0].name, dataset.builder_name, dataset.name
     count = f"num_{dataset.count_flag}"
-    files = "Parquet shards under `data/`" if data_format == "parquet" else "`batches/*.jsonl`"
+    files = "Parquet files under `data/`" if data_format == "parquet" else "`batches/*.jsonl`"
     calls = [
         (f'ds = load_dataset("ORG/{name}", "{main}", split="train")', "from the Hub"),
         (f'ds = load_dataset("path/to/{name}", "{main}", split="train")', "a generated or downloaded folder"),

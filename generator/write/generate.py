@@ -20,9 +20,11 @@ from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
-from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, VIEW_DIR, view_name
-from generator.write.card import render_card, render_views_card
-from generator.write.views import WINDOW_TOKENS, ViewFiles, read_rows
+from generator.catalog import validation
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, view_name
+from generator.write.card import render_card
+from generator.write.parquet import read_rows, to_parquet
+from generator.write.views import WINDOW_TOKENS, ParquetFiles
 from generator.write.writer import OutputError, default_workers, write_dataset
 
 INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)
@@ -65,8 +67,9 @@ def task_key(row: dict) -> tuple:
 
 
 def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[str, bytes] | None = None) -> dict:
-    """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, and each config's
-    characters and tokens per row (the main rows', and those of the shard's view files)."""
+    """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, the rows per split of the
+    main config, and each config's characters and tokens per row (the main rows', and those of the shard's view
+    files)."""
     import pyarrow as pa
 
     sizes = {dataset.main_config.name: tokens.sizes(rows)}
@@ -76,7 +79,8 @@ def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[st
             sizes[view.name] = tokens.sizes(read_rows(pa.BufferReader(data)))
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
-            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes}
+            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
+            "splits": [validation.split_of(r) for r in rows]}
 
 
 def token_summary(results: list[dict]) -> dict:
@@ -87,6 +91,13 @@ def token_summary(results: list[dict]) -> dict:
         counts = [t for r in results for t in r["sizes"][name][1]]
         out[name] = tokens.summarize((chars, counts))
     return out
+
+
+def split_summary(results: list[dict]) -> dict:
+    """The main config's rows per split (`generator.catalog.validation`, whose version it names)."""
+    names = [s for r in results for s in r["splits"]]
+    return {"rule": validation.VERSION, validation.TRAIN: names.count(validation.TRAIN),
+            validation.SPLIT: names.count(validation.SPLIT)}
 
 
 def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: list[dict]) -> list[str]:
@@ -116,13 +127,14 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         summary = dataset.stats_document([r["stats"] for r in results], holdout_tasks=len(holdout_rows),
                                          data_bytes=data_bytes, options=options)
         summary["tokens"] = token_summary(results)
+        summary["splits"] = split_summary(results)
         files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows),
                  STATS_FILE: orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)}
         for i, res in enumerate(results):
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
+        if options["views"]:
+            files[HOLDOUT_PARQUET] = to_parquet(dataset.config(HOLDOUT_CONFIG).features, holdout_rows)
         files[CARD_FILE] = render_card(dataset, summary).encode()
-        if options["views"] and dataset.views:
-            files[f"{VIEW_DIR}/{CARD_FILE}"] = render_views_card(dataset, summary).encode()
         return files
     return build
 
@@ -176,7 +188,7 @@ def _run(dataset: Dataset, args) -> int:
             per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems),
             finalize=folder_check(problems, args.num_proc), options=options,
-            shard_files=ViewFiles(dataset, args.window_tokens) if args.views and dataset.views else None)
+            shard_files=ParquetFiles(dataset, args.window_tokens) if args.views else None)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2

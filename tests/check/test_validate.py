@@ -280,7 +280,7 @@ def test_card_yaml_against_the_folder(tmp_path):
     from generator.write.card import card_metadata
 
     folder = _folder(tmp_path, [[_session(0)], [_session(1)]])
-    meta = card_metadata(DATASETS["kernelinfer"])
+    meta = card_metadata(DATASETS["kernelinfer"], data_format="jsonl")   # a JSONL-only folder
 
     def card(meta) -> list[tuple]:
         (folder / "README.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n# card\n")

@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
-import pyarrow.parquet as pq
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
 from generator.hub import client as hub, publish
-from generator.write import parquet
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,44 +128,69 @@ def staged_files(stage: Path) -> set[str]:
 
 # --- staging -----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_staged_folder_loads_every_config(folder, builders, tmp_path, fmt):
+def test_staged_folder_loads_every_config(folder, builders, tmp_path):
+    """The stage is the folder's own files, hard-linked, and every config of its card loads from it (regular and
+    streaming) the very rows the folder gives."""
     stage = tmp_path / folder.name   # named like the repo: datasets would refuse a `<name>.py` in it
-    assert run(folder, FakeHub(), "--dry-run", "--format", fmt, "--stage-dir", str(stage)) == 0
+    assert run(folder, FakeHub(), "--dry-run", "--stage-dir", str(stage)) == 0
     assert not list(stage.rglob("*.py"))
     assert (stage / "schema" / "task.schema.json").is_file() and (stage / "stats.json").is_file()
+    data = [rel for rel in staged_files(stage) if not rel.startswith("schema/") and rel != "README.md"]
+    assert any(rel.startswith("data/") for rel in data) and any(rel.startswith("views/") for rel in data)
+    assert all((stage / rel).stat().st_ino == (folder / rel).stat().st_ino for rel in data)   # links, not copies
     builder = builders[folder.name]
-    for config in builder.DATASET.configs_with(views=False):     # the views are not staged (yet)
-        split = builder.DATASET.config(config.name).split
-        features = builder(config_name=config.name).info.features
-        source = [r for f in sorted(folder.glob(builder.DATASET.config(config.name).pattern))
-                  for r in datasets.load_dataset("json", data_files=str(f), split="train", features=features)]
-        for streaming in (False, True):
-            ds = datasets.load_dataset(str(stage), config.name, split=split, streaming=streaming,
-                                       cache_dir=str(tmp_path / "hf"))
-            assert ds.features == features
-            rows = list(ds)
-            assert rows == source
-            assert all(isinstance(r["shape"], dict) and r["shape"] for r in rows)
-    if fmt == "parquet":
-        shards = sorted(stage.glob("data/*/*.parquet"))
-        assert shards
-        for shard in shards:
-            meta = pq.ParquetFile(shard).metadata
-            for g in range(meta.num_row_groups):
-                group = meta.row_group(g)
-                assert group.num_rows <= parquet.MAX_GROUP_ROWS and group.total_byte_size <= parquet.MAX_GROUP_BYTES
+    for config in builder.DATASET.configs:
+        splits = ("train", "validation") if config.name == builder.DEFAULT_CONFIG_NAME else (config.split,)
+        for split in splits:
+            source = list(datasets.load_dataset(str(folder), config.name, split=split, cache_dir=str(tmp_path / "f")))
+            for streaming in (False, True):
+                ds = datasets.load_dataset(str(stage), config.name, split=split, streaming=streaming,
+                                           cache_dir=str(tmp_path / "hf"))
+                assert ds.features == config.features and list(ds) == source
 
 
-def test_parquet_row_groups_follow_the_byte_budget(folder, builders, tmp_path, monkeypatch):
-    shards = sorted((folder / "batches").glob("*.jsonl"))
-    lines = [line for f in shards for line in f.read_bytes().splitlines()]
-    monkeypatch.setattr(parquet, "MAX_GROUP_BYTES", 3 * min(len(line) for line in lines))  # <= 3 rows a group
-    builder = builders[folder.name]
-    written = parquet.write_parquet_shards(shards, tmp_path, "main", "train", builder.DATASET.features)
-    groups = [pq.ParquetFile(f).metadata.row_group(g).num_rows
-              for f in written for g in range(pq.ParquetFile(f).metadata.num_row_groups)]
-    assert len(groups) >= len(lines) // 3 and max(groups) <= 3 and sum(groups) == len(lines)
+def test_stray_files_and_symlinks_are_refused(folder, tmp_path, capsys):
+    """Only the layout's files are staged: a token file, a script, a backup, a symlink to a file outside or to
+    a folder make the upload refuse the folder (exit 1), naming them, before anything is staged or sent."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("hf_secret")
+    for name, make in [("batches/.env", lambda p: p.write_text(f"HF_TOKEN={TOKEN}")),
+                       ("batches/kernelinfer.py", lambda p: p.write_text("print()")),
+                       ("stats.json.bak", lambda p: p.write_text("{}")),
+                       ("qa_reports/batch_999.json", lambda p: p.symlink_to(outside)),
+                       ("plots", lambda p: p.symlink_to(tmp_path))]:
+        bad = tmp_path / "bad" / folder.name
+        shutil.rmtree(bad.parent, ignore_errors=True)
+        shutil.copytree(folder, bad)
+        make(bad / name)
+        remote, stage = FakeHub(), tmp_path / "stage"
+        assert run(bad, remote, "--stage-dir", str(stage)) == hub.EXIT_INVALID, name
+        err = capsys.readouterr().err
+        assert name in err and "does not define" in err and len(err.strip().splitlines()) == 1
+        assert not stage.exists() and remote.calls == [] and TOKEN not in err
+
+
+def test_merged_file_is_a_link_or_left_out(folder, tmp_path, capsys):
+    """The merged file is staged as a link to the folder's (its bytes repeat the shards': the plan says Xet
+    will not send them again); --no-merged leaves it out and the stage still validates and loads."""
+    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    stage = tmp_path / "with"
+    assert run(folder, FakeHub(), "--dry-run", "--stage-dir", str(stage)) == 0
+    out = capsys.readouterr().out
+    assert (stage / merged).stat().st_ino == (folder / merged).stat().st_ino
+    size = (folder / merged).stat().st_size
+    assert f"of which {size / 1e6:,.1f} MB ({merged}) repeat the shards' chunks" in out
+    stage = tmp_path / "without"
+    assert run(folder, FakeHub(), "--dry-run", "--no-merged", "--stage-dir", str(stage)) == 0
+    assert not (stage / merged).exists() and "repeat the shards" not in capsys.readouterr().out
+
+
+def test_folder_without_shards_is_invalid(folder, tmp_path, capsys):
+    bad = tmp_path / folder.name
+    shutil.copytree(folder, bad)
+    shutil.rmtree(bad / "batches")
+    assert run(bad, FakeHub(), "--dry-run") == hub.EXIT_INVALID
+    assert "no shards" in capsys.readouterr().err
 
 
 def test_invalid_folder_is_refused_before_staging(folder, tmp_path, capsys):

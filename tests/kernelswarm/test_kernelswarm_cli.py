@@ -52,19 +52,21 @@ def test_every_config_loads(folder, tmp_path):
 
 
 def test_same_bytes_any_num_proc(folder, tmp_path):
-    """Every file, the views' Parquet shards and card included, is the same with 1 or 2 processes."""
+    """Every file, the configs' and views' Parquet shards included, is the same with 1 or 2 processes."""
     two = tmp_path / "two"
     assert main(["kernelswarm", "--out", str(two), "--seed", "4", "--episodes", str(EPISODES),
                  "--holdout", str(HOLDOUT), "--num-proc", "2"]) == 0
     views = sorted(n for n in files(folder) if n.startswith("views/"))
-    assert len(views) == 2 * 2 + 1, views       # two views x two shards, and their card
+    assert len(views) == 2 * 2, views       # two views x two shards
     assert files(two) == files(folder)
 
 
 def test_a_rerun_adopts_the_shards_and_their_views(folder, capsys):
-    """The same inodes afterwards: the JSONL shards and the views' Parquet files are reused, not rewritten."""
-    kept = ["batches/batch_001.jsonl", *(p.relative_to(folder).as_posix() for p in folder.glob("views/*/*.parquet"))]
-    assert len(kept) == 1 + 2 * 2
+    """The same inodes afterwards: the JSONL shards and their Parquet files (configs and views) are reused, not
+    rewritten; the holdout's Parquet is rewritten with the holdout file."""
+    kept = ["batches/batch_001.jsonl", *(p.relative_to(folder).as_posix() for p in folder.glob("views/*/*.parquet")),
+            *(p.relative_to(folder).as_posix() for p in folder.glob("data/episodes/*.parquet"))]
+    assert len(kept) == 1 + 2 * 2 + 2 * 2       # two views and two splits x two shards
     before = {rel: (folder / rel).stat().st_ino for rel in kept}
     assert main(["kernelswarm", "--out", str(folder), "--seed", "4", "--episodes", str(EPISODES),
                  "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0

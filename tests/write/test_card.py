@@ -15,25 +15,26 @@ STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "ho
 
 
 @pytest.mark.parametrize("dataset", ["kernelinfer", "kernelswarm"])
-@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_yaml_round_trips_to_builder_configs_and_features(dataset, builders, fmt):
-    card = DatasetCard(render_card(DATASETS[dataset], STATS, data_format=fmt))
+@pytest.mark.parametrize("views", [True, False])
+def test_yaml_round_trips_to_builder_configs_and_features(dataset, builders, views):
+    stats = {**STATS, "generator": {"version": "0", "schema_version": "1", "seed": 0, "views": views}}
+    card = DatasetCard(render_card(DATASETS[dataset], stats))
     builder = builders[dataset]
     configs = MetadataConfigs.from_dataset_card_data(card.data)
     infos = datasets.info.DatasetInfosDict.from_dataset_card_data(card.data)
-    names = [c.name for c in builder.DATASET.configs_with(views=False)]   # the views have their own card
+    names = [c.name for c in builder.DATASET.configs_with(views=views)]
     assert list(configs) == names and sorted(infos) == sorted(names)
     assert configs[builder.DEFAULT_CONFIG_NAME]["default"] is True
     for name in names:
         config = builder.DATASET.config(name)
         assert infos[name].features == config.features
-        (entry,) = configs[name]["data_files"]
-        split, paths = entry["split"], entry["path"]
-        assert split == config.split
-        if fmt == "jsonl":
-            assert paths == config.pattern
+        splits = {entry["split"]: entry["path"] for entry in configs[name]["data_files"]}
+        if not views:                       # --no-views: the seed layout, JSONL configs
+            assert splits == {config.split: config.pattern}
+        elif name == builder.DEFAULT_CONFIG_NAME:   # Parquet everywhere; the main config has a validation split
+            assert splits == {s: f"data/{name}/{s}-*.parquet" for s in ("train", "validation")}
         else:
-            assert paths.startswith(f"data/{name}/") and paths.endswith(".parquet")
+            assert list(splits) == [config.split] and splits[config.split].endswith(".parquet")
     main = configs[builder.DEFAULT_CONFIG_NAME]["data_files"][0]["path"]
     assert "sessions.jsonl" not in main and "episodes.jsonl" not in main   # never the merged view too
 

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from generator.check.validate import validate_paths
 from generator.layout import VIEW_DIR, view_name
 from generator.registry import DATASETS
-from generator.write.views import read_rows
+from generator.write.parquet import read_rows
 
 
 def main_rows(folder: Path) -> list[dict]:
@@ -36,8 +36,8 @@ def test_every_view_loads_regular_and_streaming_and_equals_the_view_functions(fo
     for view in dataset.views:
         want = expected(folder, view)
         assert want, view.name
-        regular = datasets.load_dataset(str(folder / VIEW_DIR), view.name, split="train", cache_dir=str(tmp_path))
-        streamed = datasets.load_dataset(str(folder / VIEW_DIR), view.name, split="train", streaming=True)
+        regular = datasets.load_dataset(str(folder), view.name, split="train", cache_dir=str(tmp_path))
+        streamed = datasets.load_dataset(str(folder), view.name, split="train", streaming=True)
         assert regular.features == streamed.features == view.features
         assert list(regular) == list(streamed) == want
 
@@ -66,16 +66,16 @@ def test_stats_and_cards_describe_every_config(folder):
         token_stats = stats["tokens"][view.name]
         assert token_stats["rows"] == len(expected(folder, view))
         assert token_stats["fit_32k"] == 1.0 and token_stats["tokens"]["max"] <= 32_768
-    card, views_card = (folder / "README.md").read_text(), (folder / VIEW_DIR / "README.md").read_text()
+    card = (folder / "README.md").read_text()
+    assert not (folder / VIEW_DIR / "README.md").exists()       # one card: every config reads Parquet
     for view in dataset.views:
-        assert f"### `{view.name}`" in card and f"config_name: {view.name}" in views_card
-        assert f"config_name: {view.name}" not in card        # one file reader per card: views have their own
+        assert f"### `{view.name}`" in card and f"config_name: {view.name}" in card
 
 
 def test_no_views_omits_them(make_folder, tmp_path):
     out = make_folder("kernelinfer", tmp_path / "kernelinfer", rows=5, holdout=3, extra=("--no-views",))
     stats = orjson.loads((out / "stats.json").read_bytes())
-    assert not (out / VIEW_DIR).exists() and stats["generator"]["views"] is False
+    assert not (out / VIEW_DIR).exists() and not (out / "data").exists() and stats["generator"]["views"] is False
     assert list(stats["tokens"]) == ["sessions"] and "### `steps`" not in (out / "README.md").read_text()
 
 

@@ -1,0 +1,52 @@
+"""The validation split: a fixed rule over whole (op, gpu) families, so for every seed and size it is disjoint
+from training and from the held-out benchmark, names the same families, and holds about 5 % of the rows."""
+from __future__ import annotations
+
+import pytest
+
+from generator.catalog import validation
+from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
+from generator.kernelinfer.dataset import BENCHMARK_SIZE, split
+from generator.kernelswarm.plan import plan
+
+SEEDS = (0, 1, 2, 3)
+
+
+def family(task) -> tuple[str, str]:
+    return task.op, task.gpu
+
+
+def test_rule_is_fixed_and_whole_families():
+    families = validation.families()
+    assert len(families) == round(validation.FRACTION * len(OPS) * len(GPUS))
+    assert families == frozenset(sorted(((op, gpu) for op in OPS for gpu in GPUS),
+                                        key=lambda f: validation.family_rank(*f))[:len(families)])
+    op, gpu = sorted(families)[0]
+    assert validation.split_of({"op": op, "gpu": gpu, "shape": {"M": 1}}) == "validation"
+    assert validation.split_of({"op": op, "gpu": next(g for g in GPUS if (op, g) not in families)}) == "train"
+
+
+@pytest.mark.parametrize("size", [150, 1899, 20_000])
+def test_kernelinfer_validation_is_disjoint_from_train_and_benchmark(size):
+    held = {t.group() for t in split(0, 150, BENCHMARK_SIZE).holdout}
+    shares = []
+    for seed in SEEDS:
+        s = split(seed, size, BENCHMARK_SIZE)
+        val = [t for t in s.train if family(t) in validation.families()]
+        train = [t for t in s.train if family(t) not in validation.families()]
+        assert {family(t) for t in val}.isdisjoint({family(t) for t in train})   # whole families
+        assert not {t.group() for t in val} & held and not {t.key() for t in val} & {t.key() for t in train}
+        shares.append(len(val) / size)
+    if size >= 1899:
+        assert all(0.03 <= share <= 0.08 for share in shares), shares
+
+
+@pytest.mark.parametrize("size", [150, 2400, 20_000])
+def test_kernelswarm_validation_is_disjoint_from_train_and_benchmark(size):
+    held = {t.group() for t in plan(0, 150, 100).holdout}
+    for seed in SEEDS:
+        tasks = [t for t, _ in plan(seed, size, 100).episodes]
+        val = {family(t) for t in tasks if family(t) in validation.families()}
+        assert val.isdisjoint({family(t) for t in tasks if family(t) not in validation.families()})
+        assert not {t.group() for t in tasks if family(t) in val} & held

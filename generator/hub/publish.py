@@ -16,18 +16,16 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import orjson
-
 from generator.hub import client as hub
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
+from generator.layout import HOLDOUT_FILE, PLOT_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
 from generator.registry import DATASETS
-from generator.write.card import render_card
+from generator.write.card import render_staged_card
 from generator.write.parquet import PARQUET_DIR, write_parquet_shards
 from generator.check.schemas import SCHEMA_DIR
 from generator.check.validate import InputError, validate_paths
 
-DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR)   # every regular file below them (views/: the view card and Parquet)
+DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR, PLOT_DIR)   # every regular file below them (views/: the view card and Parquet)
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
 
@@ -99,7 +97,7 @@ def validate(folder: Path) -> bool:
     return False
 
 
-def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
+def stage(folder: Path, dataset: Dataset, out: Path, data_format: str, repo_id: str) -> None:
     """Assemble the Hub-ready folder at `out` (must not exist; built under a temporary name, then renamed).
 
     Never copies a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
@@ -119,8 +117,8 @@ def stage(folder: Path, dataset: Dataset, out: Path, data_format: str) -> None:
     if data_format == "parquet":
         for config in dataset.configs_with(views=False):     # views are Parquet already, under views/
             write_parquet_shards(sorted(work.glob(config.pattern)), work, config.name, config.split, config.features)
-    stats = orjson.loads((folder / STATS_FILE).read_bytes())
-    (work / hub.CARD).write_text(render_card(dataset, stats, data_format=data_format), encoding="utf-8")
+    card = render_staged_card(work, dataset, data_format=data_format, repo_id=repo_id)   # its load snippets name repo_id
+    (work / hub.CARD).write_text(card, encoding="utf-8")
     work.rename(out)
 
 
@@ -157,7 +155,7 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Cal
         raise hub.HubError("no Hub token: set HF_TOKEN or run `hf auth login`", hub.EXIT_TOKEN)
     with tempfile.TemporaryDirectory(prefix="kernelstrain-stage-") as tmp:
         stage_dir = args.stage_dir or Path(tmp) / dataset.name
-        stage(folder, dataset, stage_dir, args.format)
+        stage(folder, dataset, stage_dir, args.format, args.repo_id)
         print(f"staged {dataset.name} ({args.format}) in {stage_dir}")
         api = api_factory(token=token)
         local = hub.local_files(stage_dir)

@@ -20,7 +20,9 @@ from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, VIEW_DIR, view_name
+from generator.write import card_facts, figures
 from generator.write.card import render_card, render_views_card
+from generator.write.plots import render_plots
 from generator.write.views import WINDOW_TOKENS, ViewFiles, read_rows
 from generator.write.writer import OutputError, default_workers, write_dataset
 
@@ -69,13 +71,18 @@ def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[st
     import pyarrow as pa
 
     sizes = {dataset.main_config.name: tokens.sizes(rows)}
+    view_bytes = {}
     for view in dataset.views:
         data = (views or {}).get(view_name(view.name, shard))
         if data is not None:
             sizes[view.name] = tokens.sizes(read_rows(pa.BufferReader(data)))
+            view_bytes[view.name] = len(data)
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
-            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes}
+            "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
+            "figures": figures.shard_figures(dataset.name, rows),
+            "view_bytes": view_bytes,
+            "example": card_facts.truncated(rows[0]) if shard == 0 else None}
 
 
 def token_summary(results: list[dict]) -> dict:
@@ -115,11 +122,14 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         summary = dataset.combine_stats([r["stats"] for r in results], holdout_tasks=len(holdout_rows),
                                      data_bytes=data_bytes, options=options)
         summary["tokens"] = token_summary(results)
-        files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows),
-                 STATS_FILE: orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)}
+        summary["figures"] = figures.combine(dataset.name, [r["figures"] for r in results])
+        files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows)}
         for i, res in enumerate(results):
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
-        files[CARD_FILE] = render_card(dataset, summary).encode()
+        summary["disk"] = card_facts.disk_usage(dataset, results, data_bytes, files)
+        files[STATS_FILE] = orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        files.update(render_plots(summary))
+        files[CARD_FILE] = render_card(dataset, summary, example=results[0]["example"]).encode()
         if options["views"] and dataset.views:
             files[f"{VIEW_DIR}/{CARD_FILE}"] = render_views_card(dataset, summary).encode()
         return files

@@ -128,7 +128,8 @@ def render_staged_card(folder: Path, dataset: Dataset, *, data_format: str, repo
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
     patterns = {path: name for name, splits in data_files(dataset, data_format).items() for path in splits.values()}
     patterns |= {v.pattern: v.name for v in dataset.views}
-    patterns |= {SHARD_PATTERN: None, dataset.merged_file: None, f"{QA_DIR}/*.json": None}
+    for other in (SHARD_PATTERN, dataset.merged_file, f"{QA_DIR}/*.json"):   # raw files, when no config reads them
+        patterns.setdefault(other, None)
     shards = sorted(folder.glob(SHARD_PATTERN))
     example = None
     if shards:

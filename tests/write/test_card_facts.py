@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pyarrow.parquet as pq
+import pytest
 
 from generator import tokens
 from generator.catalog.ops import OPS
@@ -143,12 +144,13 @@ def test_figures_are_the_rows_and_plots_redraw_from_stats_alone(folder, tmp_path
         assert b"Software" not in data and b"tIME" not in data
 
 
-def test_staged_card_names_the_target_repo(folder, tmp_path):
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_staged_card_names_the_target_repo_and_its_files(folder, tmp_path, fmt):
     ds = DATASETS[folder.name]
     generated = (folder / "README.md").read_text()
     assert f'load_dataset("ORG/{ds.name}", ' in generated
     out = tmp_path / "stage"
-    publish.stage(folder, ds, out, "jsonl", "someone/my-kernels")
+    publish.stage(folder, ds, out, fmt, "someone/my-kernels")
     card = (out / "README.md").read_text()
     repos = re.findall(r'load_dataset\("([^"]+)"', card)
     assert "someone/my-kernels" in repos and not [r for r in repos if r != "someone/my-kernels"
@@ -157,4 +159,10 @@ def test_staged_card_names_the_target_repo(folder, tmp_path):
     for rel in re.findall(r"\]\((plots/[\w.]+\.png)\)", card):
         assert (out / rel).read_bytes() == (folder / rel).read_bytes()
     staged = table(section(card, "Files"))
-    assert {p: c[1] for p, c in staged.items()} == {p: c[1] for p, c in table(section(generated, "Files")).items()}
+    for pattern, (config, count, size) in staged.items():
+        paths = sorted(out.glob(pattern))
+        assert int(count) == len(paths) and size == megabytes(sum(p.stat().st_size for p in paths)), pattern
+    configs = {c.strip("`"): p for p, (c, _, _) in staged.items() if c != "-"}
+    assert set(configs) == {c.name for c in ds.configs}
+    assert configs[ds.main_config.name].endswith(".parquet" if fmt == "parquet" else ".jsonl")
+    assert ("JSONL, one row per line" in card) == (fmt == "jsonl")

@@ -18,8 +18,7 @@ from generator.layout import PLOT_DIR, STATS_FILE
 
 SIZE_IN = (8.0, 4.5)
 DPI = 100
-RC = {"font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI,
-      "path.simplify": True, "svg.hashsalt": "kernelstrain", "image.cmap": "viridis"}
+RC = {"font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}
 STATUS_COLORS = {"ok": "#4c9f38", "compile_error": "#e07b39", "launch_error": "#c44e52", "wrong_result": "#8172b2",
                  "unsupported_arch": "#8c8c8c"}
 
@@ -151,16 +150,19 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args[0])
     try:
         stats = orjson.loads((folder / STATS_FILE).read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
-        print(f"{folder / STATS_FILE}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        if not isinstance(stats, dict) or "figures" not in stats:
+            print(f"{folder / STATS_FILE}: no `figures` (an older generator made it): nothing to plot", file=sys.stderr)
+            return 2
+        for rel, data in render_plots(stats).items():
+            (folder / rel).parent.mkdir(exist_ok=True)
+            (folder / rel).write_bytes(data)
+            print(folder / rel)
+    except orjson.JSONDecodeError as exc:
+        print(f"{folder / STATS_FILE}: not JSON: {exc}", file=sys.stderr)
         return 2
-    if not isinstance(stats, dict) or "figures" not in stats:
-        print(f"{folder / STATS_FILE}: no `figures` (an older generator made it): nothing to plot", file=sys.stderr)
+    except OSError as exc:
+        print(f"{exc.filename or folder}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    for rel, data in render_plots(stats).items():
-        (folder / rel).parent.mkdir(exist_ok=True)
-        (folder / rel).write_bytes(data)
-        print(folder / rel)
     return 0
 
 

@@ -166,3 +166,13 @@ def test_staged_card_names_the_target_repo_and_its_files(folder, tmp_path, fmt):
     assert set(configs) == {c.name for c in ds.configs}
     assert configs[ds.main_config.name].endswith(".parquet" if fmt == "parquet" else ".jsonl")
     assert ("JSONL, one row per line" in card) == (fmt == "jsonl")
+
+
+def test_plots_command_refuses_bad_stats_in_one_line(tmp_path, capsys):
+    assert plots.main([str(tmp_path)]) == 2                      # no stats.json
+    (tmp_path / "stats.json").write_text("{not json")
+    assert plots.main([str(tmp_path)]) == 2
+    (tmp_path / "stats.json").write_text('{"dataset": "kernelinfer"}')
+    assert plots.main([str(tmp_path)]) == 2 and not (tmp_path / "plots").exists()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3 and all(str(tmp_path) in line and "Traceback" not in line for line in lines)

@@ -71,8 +71,8 @@ def _status_mix(fig, stats: dict) -> None:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of " + ("steps" if stats["dataset"] == "kernelinfer" else "env results"))
     ax.invert_yaxis()
-    ax.legend(loc="lower left", fontsize=8, ncols=len(statuses))
-    ax.set_title("Status mix per GPU")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, ncols=len(statuses), frameon=False)
+    fig.suptitle("Status mix per GPU")
 
 
 def _efficiency(fig, stats: dict) -> None:

@@ -11,6 +11,7 @@ STATS_FILE = "stats.json"
 QA_DIR = "qa_reports"
 CARD_FILE = "README.md"
 VIEW_DIR = "views"                  # views/<config>/<config>_NNN.parquet: one file per shard and view config
+PLOT_DIR = "plots"                  # plots/<name>.png: the card's plots, drawn from stats.json
 
 
 def shard_name(index: int) -> str:

@@ -14,21 +14,20 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-import orjson
-
 from generator.hub import client as hub
-from generator.hub.stage import PLOTS_DIR, StageError, Staged, select, stage as link_stage
+from generator.hub.stage import StageError, Staged, select, stage as link_stage
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_FILE, PARQUET_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
+from generator.layout import HOLDOUT_FILE, PARQUET_DIR, PLOT_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
 from generator.registry import DATASETS
-from generator.write.card import render_card
+from generator.write.card import render_staged_card
 from generator.check.schemas import SCHEMA_DIR
 from generator.check.validate import InputError, validate_paths
 
-DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR, PARQUET_DIR, PLOTS_DIR)   # the layout's folders (generator.hub.stage)
+DATA_DIRS = (SHARD_DIR, QA_DIR, VIEW_DIR, PARQUET_DIR, PLOT_DIR)   # the layout's folders (generator.hub.stage)
 MAX_FINDINGS = 200   # enough to see what is wrong; the validator CLI lists them all
 
 
@@ -102,21 +101,23 @@ def validate(staged: Path) -> bool:
     return False
 
 
-def stage(folder: Path, dataset: Dataset, out: Path, *, merged: bool = True) -> Staged | None:
-    """Assemble the Hub-ready folder at `out` (must not exist): the layout's files hard-linked, the card and
-    schemas written; built under a temporary name and renamed only when the validator passes it (None when not:
-    nothing left behind). StageError when the folder holds files the layout does not define.
+def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str, merged: bool = True) -> Staged | None:
+    """Assemble the Hub-ready folder at `out` (must not exist): the layout's files hard-linked, the card (for
+    `repo_id`) and schemas written; built under a temporary name and renamed only when the validator passes it
+    (None when not: nothing left behind). StageError when the folder holds files the layout does not define.
 
     Never stages a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
     rels = select(folder, dataset, merged=merged)
     work = out.with_name(f".{out.name}.partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    stats = orjson.loads((folder / STATS_FILE).read_bytes())
-    written = {f"schema/{p.name}": p.read_bytes()               # package data: not always a file system
+    schemas = {f"schema/{p.name}": p.read_bytes()               # package data: not always a file system
                for p in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name) if p.name.endswith(".schema.json")}
-    written[hub.CARD] = render_card(dataset, stats).encode()
-    staged = link_stage(folder, dataset, work, rels, written)
+    staged = link_stage(folder, dataset, work, rels, schemas)
+    card = render_staged_card(work, dataset, repo_id=repo_id).encode()    # sizes of the files as staged
+    (work / hub.CARD).write_bytes(card)
+    staged = replace(staged, files=staged.files + 1, copied_bytes=staged.copied_bytes + len(card),
+                     unique_bytes=staged.unique_bytes + len(card))
     if not validate(work):
         shutil.rmtree(work, ignore_errors=True)
         return None
@@ -180,7 +181,7 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Cal
     with stage_parent(folder) as tmp:
         stage_dir = args.stage_dir or Path(tmp) / dataset.name
         try:
-            staged = stage(folder, dataset, stage_dir, merged=args.merged)
+            staged = stage(folder, dataset, stage_dir, repo_id=args.repo_id, merged=args.merged)
         except StageError as error:
             print(f"{prog.removeprefix('python ')}: {error}", file=sys.stderr)
             return hub.EXIT_INVALID

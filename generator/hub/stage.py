@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.dataset import Dataset
-from generator.layout import (CARD_FILE, HOLDOUT_CONFIG, HOLDOUT_FILE, PARQUET_DIR, QA_DIR, SHARD_DIR, STATS_FILE,
-                              VIEW_DIR)
+from generator.layout import (CARD_FILE, HOLDOUT_CONFIG, HOLDOUT_FILE, PARQUET_DIR, PLOT_DIR, QA_DIR, SHARD_DIR,
+                              STATS_FILE, VIEW_DIR)
 
-PLOTS_DIR = "plots"                 # plots/<name>.png: the card's figures
 BOOKKEEPING = ".kernelstrain"       # .kernelstrain.json, .kernelstrain.sums/: the writer's, never published
 SHOWN = 5                           # stray paths named in the one-line refusal
 
@@ -45,7 +44,7 @@ def layout_patterns(dataset: Dataset, merged: bool) -> re.Pattern:
         rf"{VIEW_DIR}/(?P<view>{views})/(?P=view)_\d{{3,}}\.parquet",
         re.escape(HOLDOUT_FILE), re.escape(STATS_FILE),
         rf"{QA_DIR}/batch_\d{{3,}}\.json",
-        rf"{PLOTS_DIR}/[A-Za-z0-9][A-Za-z0-9_.-]*\.png",
+        rf"{PLOT_DIR}/[A-Za-z0-9][A-Za-z0-9_.-]*\.png",
         *([re.escape(dataset.merged_file)] if merged else []),
     ]
     return re.compile("|".join(f"(?:{n})" for n in names))

@@ -22,8 +22,10 @@ from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.catalog import validation
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, view_name
-from generator.write.card import render_card
+from generator.write import card_facts, figures
+from generator.write.card import data_files, data_format_of, render_card
 from generator.write.parquet import read_rows, to_parquet
+from generator.write.plots import render_plots
 from generator.write.views import WINDOW_TOKENS, ParquetFiles
 from generator.write.writer import OutputError, default_workers, write_dataset
 
@@ -73,14 +75,19 @@ def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[st
     import pyarrow as pa
 
     sizes = {dataset.main_config.name: tokens.sizes(rows)}
+    view_bytes = {}
     for view in dataset.views:
         data = (views or {}).get(view_name(view.name, shard))
         if data is not None:
             sizes[view.name] = tokens.sizes(read_rows(pa.BufferReader(data)))
+            view_bytes[view.name] = len(data)
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
             "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
-            "splits": [validation.split_of(r) for r in rows]}
+            "splits": [validation.split_of(r) for r in rows],
+            "figures": figures.shard_figures(dataset.name, rows),
+            "file_bytes": {name: len(data) for name, data in (views or {}).items()},
+            "example": card_facts.truncated(rows[0]) if shard == 0 else None}
 
 
 def token_summary(results: list[dict]) -> dict:
@@ -128,13 +135,18 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
                                          data_bytes=data_bytes, options=options)
         summary["tokens"] = token_summary(results)
         summary["splits"] = split_summary(results)
-        files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows),
-                 STATS_FILE: orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)}
+        summary["figures"] = figures.combine(dataset.name, [r["figures"] for r in results])
+        files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows)}
         for i, res in enumerate(results):
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
         if options["views"]:
             files[HOLDOUT_PARQUET] = to_parquet(dataset.config(HOLDOUT_CONFIG).features, holdout_rows)
-        files[CARD_FILE] = render_card(dataset, summary).encode()
+        configs = {path: name for name, splits in data_files(dataset, data_format_of(summary)).items()
+                   for path in splits.values()}
+        summary["disk"] = card_facts.disk_usage(dataset, configs, results, data_bytes, files)
+        files[STATS_FILE] = orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        files.update(render_plots(summary))
+        files[CARD_FILE] = render_card(dataset, summary, example=results[0]["example"]).encode()
         return files
     return build
 

@@ -11,7 +11,8 @@ from generator.registry import DATASETS
 from generator.write.card import card_metadata, render_card, size_category
 
 STATS = {"dataset": "kernelinfer", "sessions": 1899, "total_steps": 179_654, "holdout_tasks": 195,
-         "best_speedup": {"mean": 13.4, "geomean": 9.1}, "step_statuses": {"ok": 151_800, "compile_error": 22_400}}
+         "best_speedup": {"mean": 13.4, "geomean": 9.1}, "step_statuses": {"ok": 151_800, "compile_error": 22_400},
+         "gpus": {"h100": 1000, "a10": 899}}
 
 
 @pytest.mark.parametrize("dataset", ["kernelinfer", "kernelswarm"])

@@ -158,7 +158,7 @@ def test_stray_files_and_symlinks_are_refused(folder, tmp_path, capsys):
                        ("batches/kernelinfer.py", lambda p: p.write_text("print()")),
                        ("stats.json.bak", lambda p: p.write_text("{}")),
                        ("qa_reports/batch_999.json", lambda p: p.symlink_to(outside)),
-                       ("plots", lambda p: p.symlink_to(tmp_path))]:
+                       ("plots/outside", lambda p: p.symlink_to(tmp_path))]:
         bad = tmp_path / "bad" / folder.name
         shutil.rmtree(bad.parent, ignore_errors=True)
         shutil.copytree(folder, bad)

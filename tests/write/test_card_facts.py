@@ -144,13 +144,12 @@ def test_figures_are_the_rows_and_plots_redraw_from_stats_alone(folder, tmp_path
         assert b"Software" not in data and b"tIME" not in data
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_staged_card_names_the_target_repo_and_its_files(folder, tmp_path, fmt):
+def test_staged_card_names_the_target_repo_and_its_files(folder, tmp_path):
     ds = DATASETS[folder.name]
     generated = (folder / "README.md").read_text()
     assert f'load_dataset("ORG/{ds.name}", ' in generated
     out = tmp_path / "stage"
-    publish.stage(folder, ds, out, fmt, "someone/my-kernels")
+    assert publish.stage(folder, ds, out, repo_id="someone/my-kernels") is not None    # the stage validates
     card = (out / "README.md").read_text()
     repos = re.findall(r'load_dataset\("([^"]+)"', card)
     assert "someone/my-kernels" in repos and not [r for r in repos if r != "someone/my-kernels"
@@ -164,8 +163,7 @@ def test_staged_card_names_the_target_repo_and_its_files(folder, tmp_path, fmt):
         assert int(count) == len(paths) and size == megabytes(sum(p.stat().st_size for p in paths)), pattern
     configs = {c.strip("`"): p for p, (c, _, _) in staged.items() if c != "-"}
     assert set(configs) == {c.name for c in ds.configs}
-    assert configs[ds.main_config.name].endswith(".parquet" if fmt == "parquet" else ".jsonl")
-    assert ("JSONL, one row per line" in card) == (fmt == "jsonl")
+    assert all(pattern.endswith(".parquet") for pattern in configs.values())     # Parquet-first: every config
 
 
 def test_plots_command_refuses_bad_stats_in_one_line(tmp_path, capsys):

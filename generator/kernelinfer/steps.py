@@ -5,8 +5,9 @@ step by step. Here every step becomes a self-contained decision: the prompt is t
 holding the task and a compact state (one line per earlier step, the current best source with its report, and
 the previous step's source with its feedback when that is not the best), the completion the kernel the engineer
 wrote next. `session_id` groups a session's steps (the group of GRPO), and `reward` scores the step exactly as
-kernelswarm scores a result (`generator.sim.rewards`) against the running best, which starts at the baseline; a step
-whose variant needs a feature the GPU lacks (the row's arch gating) scores as kernelswarm's unsupported_arch.
+kernelswarm scores a result against the running best, which starts at the baseline; a step whose variant needs a
+feature the GPU lacks (the row's arch gating) scores as kernelswarm's unsupported_arch
+(`generator.kernelinfer.step_rewards`, which the validator recomputes).
 
 What does not fit `window_tokens` (counted by `generator.tokens`) is dropped in this order: the oldest history
 lines (a line then says how many), the previous step's source, its feedback, the best source, the best report.
@@ -17,8 +18,7 @@ from __future__ import annotations
 from datasets import Value
 
 from generator import tokens
-from generator.catalog.variants import gpu_lacks
-from generator.sim.rewards import result_reward
+from generator.kernelinfer.step_rewards import rewards
 from generator.task_features import prompt_completion
 
 WINDOW_TOKENS = 32_768
@@ -36,20 +36,17 @@ FEATURES = prompt_completion({
 def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     """The step rows of one session row, in step order."""
     msgs, trace = row["messages"], row["trace"]
-    lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     out = []
     best = None                        # the trace entry of the running best (lowest ok time so far)
     best_ms = row["baseline_ms"]
     history = [_summary(step) for step in trace]     # made once: every later step's prompt lists the earlier ones
-    for i, step in enumerate(trace):
+    for i, (step, reward) in enumerate(zip(trace, rewards(row))):
         completion = [{"role": "assistant", "content": msgs[2 + 2 * i]["content"]}]
         prompt = _prompt(row, i, best, history[:i], window_tokens - tokens.chat(completion))
-        status = "unsupported_arch" if lacks[step["tag"]] else step["status"]
         if prompt is not None:
             out.append({
                 "session_id": row["session_id"], "step": step["step"], "kind": step["kind"], "tag": step["tag"],
-                "status": step["status"], "time_ms": step["time_ms"],
-                "reward": result_reward(status, step["time_ms"], best_ms),
+                "status": step["status"], "time_ms": step["time_ms"], "reward": reward,
                 "prompt": prompt, "completion": completion,
                 "prompt_tokens": tokens.chat(prompt), "completion_tokens": tokens.chat(completion)})
         if step["status"] == "ok" and step["time_ms"] < best_ms:

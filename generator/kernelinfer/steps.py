@@ -15,6 +15,9 @@ A step whose system turn, task and completion alone exceed the window yields no 
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate
+
 from datasets import Value
 
 from generator import tokens
@@ -39,10 +42,10 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     out = []
     best = None                        # the trace entry of the running best (lowest ok time so far)
     best_ms = row["baseline_ms"]
-    history = [_summary(step) for step in trace]     # made once: every later step's prompt lists the earlier ones
+    history = _History(trace)          # made once: every later step's prompt lists the earlier ones
     for i, (step, reward) in enumerate(zip(trace, rewards(row))):
         completion = [{"role": "assistant", "content": msgs[2 + 2 * i]["content"]}]
-        prompt = _prompt(row, i, best, history[:i], window_tokens - tokens.chat(completion))
+        prompt = _prompt(row, i, best, history, window_tokens - tokens.chat(completion))
         if prompt is not None:
             out.append({
                 "session_id": row["session_id"], "step": step["step"], "kind": step["kind"], "tag": step["tag"],
@@ -54,10 +57,23 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     return out
 
 
-def _prompt(row: dict, i: int, best: dict | None, lines: list[str], budget: int) -> list[dict] | None:
-    """System and user turns for step index `i` within `budget` tokens (`lines`: one per earlier step), or None
-    when even the bare task does not fit. Sections are added most important first; the history keeps its newest
-    lines."""
+class _History:
+    """A session's history lines (one per step) and their running token costs, so that a step's prompt finds how
+    many of the newest earlier lines fit its room by bisection, not by recounting them for every step."""
+
+    def __init__(self, trace: list[dict]):
+        self.lines = [_summary(step) for step in trace]
+        self.costs = [0, *accumulate(tokens.count("\n" + line) for line in self.lines)]   # costs[j]: lines[:j]
+
+    def newest(self, i: int, room: int) -> int:
+        """The first index of the longest run of lines before `i` whose cost fits `room` (i when none fits)."""
+        return bisect_left(self.costs, self.costs[i] - room, 0, i)
+
+
+def _prompt(row: dict, i: int, best: dict | None, history: _History, budget: int) -> list[dict] | None:
+    """System and user turns for step index `i` within `budget` tokens (`history`: one line per step; the lines
+    before `i` are offered), or None when even the bare task does not fit. Sections are added most important
+    first; the history keeps its newest lines."""
     msgs, trace = row["messages"], row["trace"]
     system = msgs[0]
     head, ask = msgs[1]["content"], f"Write step {trace[i]['step']}: the full kernel source."
@@ -86,17 +102,11 @@ def _prompt(row: dict, i: int, best: dict | None, lines: list[str], budget: int)
                                  f"{msgs[1 + 2 * i]['content']}")
         add("previous", f"Previous step's kernel (step {previous['step']}, {_label(previous)}):\n"
                         f"{msgs[2 * i]['content']}")
-    room = left - tokens.count(f"\n\nSteps so far:\n({len(lines)} earlier steps omitted)")
-    kept: list[str] = []
-    for line in reversed(lines):
-        room -= tokens.count("\n" + line)
-        if room < 0:
-            break
-        kept.append(line)
-    if kept:
-        omitted = len(lines) - len(kept)
+    room = left - tokens.count(f"\n\nSteps so far:\n({i} earlier steps omitted)")
+    omitted = history.newest(i, room)
+    if omitted < i:
         add("history", "Steps so far:\n" + (f"({omitted} earlier steps omitted)\n" if omitted else "")
-            + "\n".join(reversed(kept)))
+            + "\n".join(history.lines[omitted:i]))
     order = ("history", "best", "best_report", "previous", "previous_feedback")
     text = "\n\n".join([head] + [sections[name] for name in order if name in sections] + [ask])
     return [system, {"role": "user", "content": text}]

@@ -1,14 +1,19 @@
-"""`python bench/scale.py [--tenx]`: the distributed path's throughput and the cost of a 10x run.
+"""`python bench/scale.py [--tenx] [--linearity K]`: the distributed path's throughput, and its cost per row.
 
 Shard throughput: `python -m generator scale kernelinfer --no-finish` makes SHARDS fresh shards on the local
 engine with 1 and with 2 worker processes (each in a fresh child process, so startup and spawning are counted
-as a real run pays them). With --tenx it then runs the whole 10x kernelinfer run (18,990 sessions, 190 shards,
-then merge, stats, card and folder validation) and reports its wall time, peak RSS (main process and the largest
-worker) and the folder's size on disk. Not part of `make bench`: the 10x run takes many CPU-minutes and ~25 GB.
+as a real run pays them). An end-to-end run is `python -m generator scale kernelinfer` at N sessions with its
+training views (shards, views, merge, stats, card and folder validation), reported as wall time, CPU time of the
+whole process tree (user + sys: on a machine shared with other jobs, the figure that contention does not
+stretch), both per 1,000 sessions, peak RSS (main process and the largest worker) and the folder's size on disk.
+--linearity K runs it at the default scale (1,899 sessions) and at K times it and prints the ratio of the
+per-session figures (#20's acceptance: within 15 %); --tenx runs it at 10x (18,990 sessions, ~25 GB). Neither is
+part of `make bench`: they take many CPU-minutes.
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -19,6 +24,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parent)]
 from common import row, run_cli  # noqa: E402
 
 SHARDS = 4
+DEFAULT = 1_899
 TENX = 18_990
 
 
@@ -30,26 +36,49 @@ def shards_per_second(workdir: Path, workers: int) -> float:
     return SHARDS / run.wall_s
 
 
-def tenx(workdir: Path, workers: int) -> None:
-    out = workdir / "tenx"
-    run = run_cli("scale", "kernelinfer", "--out", str(out), "--rows", str(TENX), "--workers", str(workers))
+def _tree_cpu_s() -> float:
+    """User + sys seconds of every finished child process (and theirs) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def end_to_end(workdir: Path, sessions: int, workers: int) -> dict:
+    """One whole run at `sessions`, printed and returned (per-1,000-session figures included); its folder is
+    removed afterwards."""
+    out = workdir / f"e2e{sessions}"
+    cpu = _tree_cpu_s()
+    run = run_cli("scale", "kernelinfer", "--out", str(out), "--rows", str(sessions), "--workers", str(workers))
+    cpu = _tree_cpu_s() - cpu
     disk = int(subprocess.run(["du", "-sb", str(out)], capture_output=True, text=True, check=True).stdout.split()[0])
-    print(row(f"10x run ({TENX:,} sessions, {workers} workers) wall", run.wall_s, "s"))
-    print(row("10x run peak RSS (largest process)", run.peak_rss_mb, "MB"))
-    print(row("10x run folder on disk", disk / 1e9, "GB"))
+    shutil.rmtree(out)
+    label = f"{sessions:,} sessions, {workers} workers"
+    print(row(f"{label}: wall", run.wall_s, "s", f"({1000 * run.wall_s / sessions:.1f} s per 1,000)"))
+    print(row(f"{label}: CPU, process tree", cpu, "s", f"({1000 * cpu / sessions:.1f} s per 1,000)"))
+    print(row(f"{label}: peak RSS (largest process)", run.peak_rss_mb, "MB"))
+    print(row(f"{label}: folder on disk", disk / 1e9, "GB"))
+    return {"wall": run.wall_s / sessions, "cpu": cpu / sessions, "rss": run.peak_rss_mb}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tenx", action="store_true", help="also run the 10x end-to-end measurement")
+    parser.add_argument("--linearity", type=int, metavar="K", help="end-to-end at 1x and Kx the default scale")
+    parser.add_argument("--skip-throughput", action="store_true", help="leave out the 1- and 2-worker shards/s")
     parser.add_argument("--workdir", type=Path, help="where the runs write (default: a temporary folder)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-        one, two = (shards_per_second(Path(tmp), w) for w in (1, 2))
-        print(row("shards/s, local engine, 1 worker", one, "1/s"))
-        print(row("shards/s, local engine, 2 workers", two, "1/s", f"(x{two / one:.2f})"))
+        if not args.skip_throughput:
+            one, two = (shards_per_second(Path(tmp), w) for w in (1, 2))
+            print(row("shards/s, local engine, 1 worker", one, "1/s"))
+            print(row("shards/s, local engine, 2 workers", two, "1/s", f"(x{two / one:.2f})"))
+        if args.linearity:
+            base = end_to_end(Path(tmp), DEFAULT, 2)
+            big = end_to_end(Path(tmp), DEFAULT * args.linearity, 2)
+            for key, what in (("cpu", "CPU"), ("wall", "wall"), ("rss", "peak RSS")):
+                print(row(f"{args.linearity}x / 1x, {what} per session" if key != "rss" else
+                          f"{args.linearity}x / 1x, {what}", big[key] / base[key], "ratio", "(target: within 1.15)"))
         if args.tenx:
-            tenx(Path(tmp), 2)
+            end_to_end(Path(tmp), TENX, 2)
     return 0
 
 

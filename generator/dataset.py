@@ -39,12 +39,15 @@ class View(Config):
     rows_fn: Callable[..., list[dict]] | None = None
     prompt_form: str = ""     # the card's words on the prompt, completion and reward of a row
     source_count: Callable[[dict], int] | None = None   # stats.json -> the count the rows can at most reach
+    # the validator's rule: (main row, its view rows in file order) -> (index in those, message) per problem
+    rule: Callable[[dict, list[dict]], Iterable[tuple[int, str]]] | None = None
 
 
 def view(name: str, features_fn: Callable[[], Features], schema: str, rows_fn: Callable[..., list[dict]],
-         description: str, prompt_form: str, source_count: Callable[[dict], int] | None = None) -> View:
+         description: str, prompt_form: str, source_count: Callable[[dict], int] | None = None,
+         rule: Callable[[dict, list[dict]], Iterable[tuple[int, str]]] | None = None) -> View:
     return View(name, "train", view_pattern(name), features_fn, schema, description, rows_fn, prompt_form,
-                source_count)
+                source_count, rule)
 
 
 def _holdout_features() -> Features:

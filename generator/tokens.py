@@ -55,8 +55,18 @@ def sizes(rows: Iterable[dict]) -> tuple[list[int], list[int]]:
     for row in rows:
         messages = turns(row)
         chars.append(sum(len(m["content"]) for m in messages))
-        tokens.append(chat(messages))
+        tokens.append(stated(row) if stated(row) is not None else chat(messages))
     return chars, tokens
+
+
+def stated(row: dict) -> int | None:
+    """The count a view row states (`tokens`, or `prompt_tokens` + `completion_tokens`: the views write `chat`'s
+    count of their turns, so it is not recounted), or None for a row that states none (a session, an episode)."""
+    if "tokens" in row:
+        return row["tokens"]
+    if "prompt_tokens" in row:
+        return row["prompt_tokens"] + row["completion_tokens"]
+    return None
 
 
 def summarize(sizes: tuple[list[int], list[int]]) -> dict:

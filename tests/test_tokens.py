@@ -1,5 +1,7 @@
 """generator.tokens never under-counts: checked against a real byte-level BPE trained offline (the `tokenizers`
-package) on generated sessions, counting view rows and messages of other sessions and episodes."""
+package) on generated sessions, counting view rows and messages of other sessions and episodes; the same BPE
+wrapped as a `transformers` tokenizer with a ChatML template renders view rows with `apply_chat_template` (no
+torch) within their documented estimate."""
 from __future__ import annotations
 
 import pytest
@@ -73,3 +75,37 @@ def test_every_view_row_is_counted_conservatively(bpe):
             assert view["tokens"] >= _real(bpe, view["messages"])
             checked += 1
     assert checked >= 30
+
+
+CHATML = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+          "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def test_apply_chat_template_renders_view_rows_within_their_estimate(bpe):
+    """What a trainer does with a row (TRL renders prompt + completion through the tokenizer's chat template):
+    every turn appears in the rendered text, in order, and the template's token count is at most the row's
+    documented count."""
+    transformers = pytest.importorskip("transformers", reason="transformers is not installed (pip install '.[test]')")
+    pytest.importorskip("jinja2", reason="jinja2 is not installed (pip install '.[test]'): apply_chat_template needs it")
+    from generator.kernelswarm.plan import episode
+
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token=SPECIAL[1], chat_template=CHATML)
+    tasks = all_tasks()
+    session = simulate_session(tasks[40], rng_for(10, 1, 40))
+    episodes = [episode(6, 60, 10, i) for i in (0, 31)]
+    samples = [(r["prompt"] + r["completion"], r["prompt_tokens"] + r["completion_tokens"])
+               for r in views_steps.rows(session)[::20]]
+    samples += [(r["prompt"] + r["completion"], r["prompt_tokens"] + r["completion_tokens"])
+                for ep in episodes for r in views_transitions.rows(ep)[::6]]
+    samples += [(r["messages"], r["tokens"]) for ep in episodes for r in views_agent_turns.rows(ep)[::3]]
+    assert len(samples) >= 12
+    for turns, estimate in samples:
+        text = tok.apply_chat_template(turns, tokenize=False)
+        at = 0
+        for turn in turns:
+            piece = f"{SPECIAL[0]}{turn['role']}\n{turn['content']}{SPECIAL[1]}"
+            found = text.find(piece, at)
+            assert found >= 0, (turn["role"], turn["content"][:80])
+            at = found + len(piece)
+        ids = tok.apply_chat_template(turns, tokenize=True, return_dict=False)
+        assert 0 < len(ids) <= estimate

@@ -1,14 +1,20 @@
 """The training views (steps, agent_turns, transitions) of small generated folders: every row fits its token budget
 by generator.tokens' count, has TRL's conversational shape, validates against its schema and casts to its
-Features; rewards equal the formulas recomputed from the source rows; an agent sees nothing addressed to another."""
+Features; rewards equal the formulas recomputed from the source rows; an agent sees nothing addressed to another;
+the validator recomputes the rewards of a generated folder's view files and names the file and row of a tampered
+one."""
 from __future__ import annotations
 
 import json
 import math
 import re
+import shutil
+from pathlib import Path
 
 import datasets
 import jsonschema
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from referencing import Registry, Resource
 
@@ -18,6 +24,8 @@ from generator.kernelinfer import steps as views_steps
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.check.schemas import SCHEMA_DIR
+from generator.check.validate import validate_paths
+from generator.layout import view_name
 from generator.sim.seeding import rng_for
 from generator.kernelinfer.session import simulate_session
 from generator.catalog.tasks import make_task
@@ -193,3 +201,43 @@ def test_token_stats():
     assert stats["tokens"]["p50"] == 10 + tokens.PER_MESSAGE
     assert stats["fit_32k"] == 0.5 and stats["fit_128k"] == 0.75       # 70,000 bytes are 35,008 tokens
     assert tokens.token_stats([])["rows"] == 0
+
+
+def _tampered(generated, tmp_path, dataset: str, config: str, edit) -> tuple[str, list[tuple[str, int, str]]]:
+    """A copy of the small generated folder with `edit(rows)` applied to shard 0's `config` file: (that file,
+    the validator's (file, row, message) findings)."""
+    folder = tmp_path / dataset
+    shutil.copytree(generated(dataset), folder)
+    rel = view_name(config, 0)
+    table = pq.read_table(folder / rel)
+    rows = table.to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), folder / rel)
+    return rel, [(Path(f.path).relative_to(folder).as_posix(), f.line, f.message)
+                 for f in validate_paths([folder]).findings]
+
+
+def _worse(rows: list[dict], k: int) -> None:
+    rows[k]["reward"] = round(rows[k]["reward"] - 0.25, 6)      # still in the schema's range: only the rule sees it
+
+
+@pytest.mark.parametrize("dataset, config, k", [("kernelinfer", "steps", 40), ("kernelswarm", "transitions", 7)])
+def test_validator_names_the_file_and_row_of_a_tampered_reward(generated, tmp_path, dataset, config, k):
+    assert validate_paths([generated(dataset)]).ok
+    rel, found = _tampered(generated, tmp_path, dataset, config, lambda rows: _worse(rows, k))
+    assert len(found) == 1 and found[0][:2] == (rel, k + 1), found
+    assert "view_source" in found[0][2] and "reward" in found[0][2]
+
+
+def test_validator_finds_a_step_moved_to_another_session_and_a_swapped_candidate(generated, tmp_path):
+    def move(rows):
+        rows[40]["session_id"] = rows[-1]["session_id"]         # a step row claiming a later session's step
+
+    rel, found = _tampered(generated, tmp_path / "steps", "kernelinfer", "steps", move)
+    assert found and all(f[:2] == (rel, 41) and "view_source" in f[2] for f in found), found
+
+    def swap(rows):
+        rows[7]["completion"], rows[8]["completion"] = rows[8]["completion"], rows[7]["completion"]
+
+    rel, found = _tampered(generated, tmp_path / "transitions", "kernelswarm", "transitions", swap)
+    assert [f[:2] for f in found] == [(rel, 8), (rel, 9)] and all("not the candidate" in f[2] for f in found)

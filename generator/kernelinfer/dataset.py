@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from generator.catalog.tasks import split_tasks
 from generator.dataset import Dataset, view
-from generator.kernelinfer import stats
+from generator.kernelinfer import stats, step_rewards
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
 from generator.layout import shard_range
@@ -72,7 +72,7 @@ STEPS = view(
     "next. `reward` scores the step as kernelswarm scores a result against the running best (starting at the "
     "baseline): improving `min(1, log2(best / time))`, no gain -0.05, compile_error -0.1, wrong_result -0.3, a "
     "variant the GPU lacks -0.05; `session_id` groups a session's steps (a GRPO group).",
-    source_count=total_steps)
+    source_count=total_steps, rule=step_rewards.problems)
 
 
 DESCRIPTION = (

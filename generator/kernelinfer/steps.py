@@ -5,8 +5,9 @@ step by step. Here every step becomes a self-contained decision: the prompt is t
 holding the task and a compact state (one line per earlier step, the current best source with its report, and
 the previous step's source with its feedback when that is not the best), the completion the kernel the engineer
 wrote next. `session_id` groups a session's steps (the group of GRPO), and `reward` scores the step exactly as
-kernelswarm scores a result (`generator.sim.rewards`) against the running best, which starts at the baseline; a step
-whose variant needs a feature the GPU lacks (the row's arch gating) scores as kernelswarm's unsupported_arch.
+kernelswarm scores a result against the running best, which starts at the baseline; a step whose variant needs a
+feature the GPU lacks (the row's arch gating) scores as kernelswarm's unsupported_arch
+(`generator.kernelinfer.step_rewards`, which the validator recomputes).
 
 What does not fit `window_tokens` (counted by `generator.tokens`) is dropped in this order: the oldest history
 lines (a line then says how many), the previous step's source, its feedback, the best source, the best report.
@@ -14,11 +15,13 @@ A step whose system turn, task and completion alone exceed the window yields no 
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate
+
 from datasets import Value
 
 from generator import tokens
-from generator.catalog.variants import gpu_lacks
-from generator.sim.rewards import result_reward
+from generator.kernelinfer.step_rewards import rewards
 from generator.task_features import prompt_completion
 
 WINDOW_TOKENS = 32_768
@@ -36,20 +39,17 @@ FEATURES = prompt_completion({
 def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     """The step rows of one session row, in step order."""
     msgs, trace = row["messages"], row["trace"]
-    lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     out = []
     best = None                        # the trace entry of the running best (lowest ok time so far)
     best_ms = row["baseline_ms"]
-    history = [_summary(step) for step in trace]     # made once: every later step's prompt lists the earlier ones
-    for i, step in enumerate(trace):
+    history = _History(trace)          # made once: every later step's prompt lists the earlier ones
+    for i, (step, reward) in enumerate(zip(trace, rewards(row))):
         completion = [{"role": "assistant", "content": msgs[2 + 2 * i]["content"]}]
-        prompt = _prompt(row, i, best, history[:i], window_tokens - tokens.chat(completion))
-        status = "unsupported_arch" if lacks[step["tag"]] else step["status"]
+        prompt = _prompt(row, i, best, history, window_tokens - tokens.chat(completion))
         if prompt is not None:
             out.append({
                 "session_id": row["session_id"], "step": step["step"], "kind": step["kind"], "tag": step["tag"],
-                "status": step["status"], "time_ms": step["time_ms"],
-                "reward": result_reward(status, step["time_ms"], best_ms),
+                "status": step["status"], "time_ms": step["time_ms"], "reward": reward,
                 "prompt": prompt, "completion": completion,
                 "prompt_tokens": tokens.chat(prompt), "completion_tokens": tokens.chat(completion)})
         if step["status"] == "ok" and step["time_ms"] < best_ms:
@@ -57,10 +57,23 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     return out
 
 
-def _prompt(row: dict, i: int, best: dict | None, lines: list[str], budget: int) -> list[dict] | None:
-    """System and user turns for step index `i` within `budget` tokens (`lines`: one per earlier step), or None
-    when even the bare task does not fit. Sections are added most important first; the history keeps its newest
-    lines."""
+class _History:
+    """A session's history lines (one per step) and their running token costs, so that a step's prompt finds how
+    many of the newest earlier lines fit its room by bisection, not by recounting them for every step."""
+
+    def __init__(self, trace: list[dict]):
+        self.lines = [_summary(step) for step in trace]
+        self.costs = [0, *accumulate(tokens.count("\n" + line) for line in self.lines)]   # costs[j]: lines[:j]
+
+    def newest(self, i: int, room: int) -> int:
+        """The first index of the longest run of lines before `i` whose cost fits `room` (i when none fits)."""
+        return bisect_left(self.costs, self.costs[i] - room, 0, i)
+
+
+def _prompt(row: dict, i: int, best: dict | None, history: _History, budget: int) -> list[dict] | None:
+    """System and user turns for step index `i` within `budget` tokens (`history`: one line per step; the lines
+    before `i` are offered), or None when even the bare task does not fit. Sections are added most important
+    first; the history keeps its newest lines."""
     msgs, trace = row["messages"], row["trace"]
     system = msgs[0]
     head, ask = msgs[1]["content"], f"Write step {trace[i]['step']}: the full kernel source."
@@ -89,17 +102,11 @@ def _prompt(row: dict, i: int, best: dict | None, lines: list[str], budget: int)
                                  f"{msgs[1 + 2 * i]['content']}")
         add("previous", f"Previous step's kernel (step {previous['step']}, {_label(previous)}):\n"
                         f"{msgs[2 * i]['content']}")
-    room = left - tokens.count(f"\n\nSteps so far:\n({len(lines)} earlier steps omitted)")
-    kept: list[str] = []
-    for line in reversed(lines):
-        room -= tokens.count("\n" + line)
-        if room < 0:
-            break
-        kept.append(line)
-    if kept:
-        omitted = len(lines) - len(kept)
+    room = left - tokens.count(f"\n\nSteps so far:\n({i} earlier steps omitted)")
+    omitted = history.newest(i, room)
+    if omitted < i:
         add("history", "Steps so far:\n" + (f"({omitted} earlier steps omitted)\n" if omitted else "")
-            + "\n".join(reversed(kept)))
+            + "\n".join(history.lines[omitted:i]))
     order = ("history", "best", "best_report", "previous", "previous_feedback")
     text = "\n\n".join([head] + [sections[name] for name in order if name in sections] + [ask])
     return [system, {"role": "user", "content": text}]

@@ -5,7 +5,7 @@ Which task and scenario each episode gets is `plan`; the episode itself is `epis
 from __future__ import annotations
 
 from generator.dataset import Dataset, view
-from generator.kernelswarm import stats
+from generator.kernelswarm import stats, transition_rule
 from generator.kernelswarm.checks import CHECKS
 from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import shard_range
@@ -72,7 +72,7 @@ TRANSITIONS = view(
     "`--window-tokens`), `completion` that candidate's source; `status`, `time_ms` and `reward` are the env "
     "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain -0.05, "
     "compile_error -0.1, wrong_result -0.3, unsupported arch -0.05).",
-    source_count=total_results)
+    source_count=total_results, rule=transition_rule.problems)
 
 
 DESCRIPTION = (

@@ -16,6 +16,7 @@ from generator.scale import engines
 from generator.scale.finish import finish
 from generator.scale.shards import RunMismatch, RunSpec, claim, missing
 from generator.write.generate import int_at_least
+from generator.write.views import WINDOW_TOKENS
 from generator.write.writer import default_workers
 
 
@@ -36,6 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rows", "--sessions", "--episodes", dest="rows", type=int_at_least(1),
                         help="training rows (default: the dataset's default scale)")
     parser.add_argument("--holdout", type=int_at_least(1), help="held-out tasks (default: the whole benchmark)")
+    parser.add_argument("--no-views", dest="views", action="store_false",
+                        help="skip the training views (as the generation commands' --no-views)")
+    parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
+                        help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
     parser.add_argument("--engine", choices=("local", "ray", "slurm"), default="local")
     parser.add_argument("--workers", type=int_at_least(1), default=default_workers(),
                         help="local processes, or the CPUs of a local Ray instance")
@@ -57,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     ds = registry.get(args.dataset)
     url = args.out if "://" in args.out else str(Path(args.out).resolve())   # workers may run elsewhere
     spec = RunSpec(ds.name, url, args.seed, args.rows or ds.default_rows,
-                   ds.default_holdout if args.holdout is None else args.holdout)
+                   ds.default_holdout if args.holdout is None else args.holdout, args.views, args.window_tokens)
     try:
         ds.holdout_rows(spec.seed, spec.rows, spec.holdout)        # the split exists for these counts
         claim(spec)

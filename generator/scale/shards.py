@@ -1,9 +1,10 @@
 """One distributed run's shards: what the run is (`RunSpec`), making one shard, and which shards are done.
 
-A shard is written first and its completion marker (`.kernelstrain-scale/done/batch_NNN.json`: byte count,
-sha256 and the shard's summary for stats, QA and cross-shard checks) after it, so a shard without a marker is
-one a killed task left unfinished; a restarted run makes exactly the shards without markers. The shard's bytes
-are the local CLI's (the same row function, the same serialization), so any engine writes the same folder.
+A shard and its training-view files are written first and its completion marker
+(`.kernelstrain-scale/done/batch_NNN.json`: byte count, sha256 and the shard's summary for stats, QA and
+cross-shard checks) after them, so a shard without a marker is one a killed task left unfinished; a restarted run
+makes exactly the shards without markers. The shard's bytes and its view files' are the local CLI's (the same row
+and view functions, the same serialization), so any engine writes the same folder.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from generator import registry
 from generator.layout import num_shards, shard_name
 from generator.scale.store import Store
 from generator.write.generate import run_options, shard_summary
+from generator.write.views import WINDOW_TOKENS, ParquetFiles
 
 STATE_DIR = ".kernelstrain-scale"
 OPTIONS_FILE = f"{STATE_DIR}/options.json"
@@ -34,6 +36,8 @@ class RunSpec:
     seed: int
     rows: int
     holdout: int
+    views: bool = True                 # the training views (the local CLI's default; --no-views)
+    window_tokens: int = WINDOW_TOKENS
 
     @property
     def store(self) -> Store:
@@ -45,7 +49,8 @@ class RunSpec:
 
     def options(self) -> dict:
         """The options stats.json records, as the local CLI records them."""
-        return run_options(registry.get(self.dataset), self.seed, self.rows, self.holdout)
+        return run_options(registry.get(self.dataset), self.seed, self.rows, self.holdout, views=self.views,
+                           window_tokens=self.window_tokens)
 
 
 def done_name(shard: int) -> str:
@@ -71,7 +76,7 @@ def missing(spec: RunSpec, shards: range | None = None) -> list[int]:
 
 
 def make_shard(spec: RunSpec, shard: int) -> int:
-    """Write shard `shard` and then its marker; returns the shard index."""
+    """Write shard `shard`, then its Parquet files (configs and views), then its marker; returns the shard index."""
     ds = registry.get(spec.dataset)
     store = spec.store
     rows, digest, size = [], hashlib.sha256(), 0
@@ -82,7 +87,10 @@ def make_shard(spec: RunSpec, shard: int) -> int:
             digest.update(line)
             size += len(line)
             rows.append(row)
-    summary = shard_summary(ds, shard, rows)
+    views = ParquetFiles(ds, spec.window_tokens)(shard, rows) if spec.views else {}   # data/ and views/ files
+    for rel, data in views.items():
+        store.write(rel, data)
+    summary = shard_summary(ds, shard, rows, views)
     store.write(done_name(shard), orjson.dumps({"bytes": size, "sha256": digest.hexdigest(), "summary": summary}))
     return shard
 

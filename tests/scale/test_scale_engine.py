@@ -1,5 +1,5 @@
-"""`python -m generator scale`: the Ray path and the local engine write the local CLI's bytes, a restart makes
-only the shards without a completion marker, and the Slurm path writes job scripts whose commands the CLI
+"""`python -m generator scale`: the Ray path and the local engine write the local CLI's bytes (shards, training
+views and every other file), a restart makes only the shards without a completion marker, and the Slurm path writes job scripts whose commands the CLI
 accepts (no cluster needed)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.__main__ import main
-from generator.layout import shard_name
+from generator.layout import shard_name, view_name
 from generator.scale import cli, engines
 from generator.scale.shards import RunSpec, done_name, make_shard
 
@@ -26,9 +26,8 @@ def files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def cli_folder(make_folder, tmp_path_factory) -> Path:
-    """The local CLI's folder for the same options (the engines write no training views yet: --no-views)."""
-    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT,
-                       extra=("--no-views",))
+    """The local CLI's folder for the same options, training views included."""
+    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT)
 
 
 def scale(out: Path, *extra: str) -> int:
@@ -41,6 +40,7 @@ def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
     assert scale(tmp_path / "ray", "--engine", "ray", "--workers", "2") == 0
     got, want = files(tmp_path / "ray"), files(cli_folder)
     assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(3)]
+    assert [name for name in got if name.startswith("views/steps/")] == [view_name("steps", i) for i in range(3)]
     assert got == want
 
 
@@ -49,12 +49,15 @@ def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
     spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT)
     for shard in (0, 2):                                   # done before the kill
         make_shard(spec, shard)
-    (out / shard_name(1)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 1
-    before = {i: (out / shard_name(i)).stat().st_mtime_ns for i in (0, 2)}
+    (out / shard_name(1)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 1's
+    (out / view_name("steps", 1)).write_bytes(b"PAR1 cut off")                 # view file (no marker yet)
+    made = [shard_name(i) for i in (0, 2)] + [view_name("steps", i) for i in (0, 2)]
+    before = {rel: (out / rel).stat().st_mtime_ns for rel in made}
     assert scale(out) == 0
     assert "1 of 3 shards to make" in capsys.readouterr().err
-    assert {i: (out / shard_name(i)).stat().st_mtime_ns for i in (0, 2)} == before
-    assert files(out) == files(cli_folder)
+    assert {rel: (out / rel).stat().st_mtime_ns for rel in made} == before
+    got = files(out)
+    assert view_name("steps", 1) in got and got == files(cli_folder)
     assert scale(out) == 0 and "0 of 3 shards to make" in capsys.readouterr().err
 
 
@@ -77,7 +80,8 @@ def test_missing_ray_gives_the_install_hint(monkeypatch, tmp_path):
 
 def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path):
     assert main(["scale", "kernelinfer", "--out", str(tmp_path / "out"), "--rows", "190000", "--engine", "slurm",
-                 "--slurm-dir", str(tmp_path / "jobs"), "--shards-per-task", "7", "--partition", "cpu"]) == 0
+                 "--slurm-dir", str(tmp_path / "jobs"), "--shards-per-task", "7", "--partition", "cpu",
+                 "--no-views"]) == 0
     array = (tmp_path / "jobs" / "shards.sbatch").read_text()
     final = (tmp_path / "jobs" / "final.sbatch").read_text()
     assert "#SBATCH --array=0-271%200" in array.splitlines()       # 1,900 shards / 7 per task
@@ -90,8 +94,9 @@ def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path)
         start = task * 7
         line = line.replace("$START", str(start)).replace("$((START + 7))", str(start + 7))
         args = parser.parse_args(shlex.split(line)[5:])
-        assert args.no_finish and args.rows == 190000 and args.engine == "local"
+        assert args.no_finish and args.rows == 190000 and args.engine == "local" and not args.views
         covered |= set(range(*args.shards))
     assert {0, 6, 1897, 1899} <= covered
     args = parser.parse_args(shlex.split(next(l for l in final.splitlines() if l.startswith("exec ")))[5:])
-    assert args.finish_only and args.out == str(tmp_path / "out")
+    assert args.finish_only and args.out == str(tmp_path / "out") and not args.views
+    assert args.window_tokens == 32_768

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-from generator.hub import client as hub, publish
+from generator.hub import client as hub, network, publish
 from generator.write import parquet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,7 +205,7 @@ def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch)
     remote.fail_from["create_commit"] = 3
     sleeps: list[float] = []
     assert run(folder, remote, sleeps=sleeps) == hub.EXIT_NETWORK
-    assert len(sleeps) == hub.RETRIES - 1 and len(remote.commits) == 2
+    assert len(sleeps) == network.ATTEMPTS - 1 and len(remote.commits) == 2
     first = remote.sent()
     del remote.fail["create_commit"]
     stage = tmp_path / "stage"

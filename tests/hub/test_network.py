@@ -7,6 +7,8 @@ import logging
 import os
 import subprocess
 import sys
+import time
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
@@ -78,12 +80,14 @@ def test_retry_after_is_honoured_once_per_attempt(tiny, hub_server, capsys):
     assert "rate-limited (429); after 4 attempts" in one_line_error(capsys.readouterr().err)
 
 
-def test_retry_after_past_the_budget_ends_at_once(tiny, hub_server, capsys):
-    hub_server.fail("GET", "/tree/", Answer(429, {"Retry-After": "3600"}))
+@pytest.mark.parametrize("retry_after", ["3600", formatdate(time.time() + 3600, usegmt=True)])
+def test_retry_after_past_the_budget_ends_at_once(tiny, hub_server, capsys, retry_after):
+    """Delay-seconds or an HTTP-date: an hour's wait is past a 60 s budget, so no wait and no second request."""
+    hub_server.fail("GET", "/tree/", Answer(429, {"Retry-After": retry_after}))
     sleeps: list[float] = []
     assert upload(tiny, "--retry-budget", "60", sleeps=sleeps) == hub.EXIT_NETWORK
     assert sleeps == [] and hub_server.count("GET", "/tree/") == 1
-    assert "a retry in 3600 s would pass the 60 s retry budget" in one_line_error(capsys.readouterr().err)
+    assert "would pass the 60 s retry budget" in one_line_error(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("method,path,answer,code,says", [
@@ -140,6 +144,16 @@ def test_offline_push_exits_5_at_once_and_dry_run_shows_unknown(tiny, hub_server
     assert sleeps == [] and hub_server.requests == []
     assert "states unknown" in out.err and out.out.splitlines()[-1].startswith("plan: ")
     assert all(line.startswith(("staged ", "unknown ", "plan: ")) for line in out.out.splitlines())
+
+
+def test_dry_run_without_network_shows_unknown(tiny, monkeypatch, capsys):
+    """Nothing listens on the endpoint (connection refused): one look, no retry, every state unknown."""
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    sleeps: list[float] = []
+    assert upload(tiny, "--dry-run", sleeps=sleeps) == 0
+    out = capsys.readouterr()
+    assert sleeps == [] and "network failure: ConnectError" in out.err and "unknown" in out.out.splitlines()[-1]
 
 
 @pytest.mark.parametrize("option,env", [(("--read-timeout", "0"), {}),

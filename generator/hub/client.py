@@ -2,9 +2,9 @@
 
 Everything that talks to the Hub goes through an `HfApi`-like object passed in (tests pass a recording fake),
 using only `create_repo`, `create_branch`, `list_repo_tree`, `create_commit` and `whoami`, each call through the
-one retry layer (`generator.hub.network.Retry`); `classify` maps every failure to the CLI's exit code. A plan compares each
-staged file with the remote's copy (LFS sha256, or git blob id for small files), so a rerun sends only what
-the remote lacks (resume after an interruption) and nothing when nothing changed. Data goes first, in commits
+one retry layer (`generator.hub.network.Retry`); `classify` maps every failure to the CLI's exit code. A plan
+compares each staged file with the remote's copy (LFS sha256, or git blob id for small files), so a rerun sends
+only what the remote lacks (resume after an interruption) and nothing when nothing changed. Data goes first, in commits
 of bounded size; the card (whose YAML `configs` point at the data) goes last, so a half-finished upload never
 advertises files that are not there yet.
 """

@@ -25,7 +25,7 @@ import argparse
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from generator.hub.client import TRANSPORT, classify
@@ -118,7 +118,7 @@ class Retry:
 
     def once(self) -> "Retry":
         """The same layer with a single attempt (a dry run's look at the remote: no waiting for a plan)."""
-        return Retry(self.budget, 1, self.sleep, self.clock)
+        return replace(self, attempts=1)
 
     def call(self, fn: Callable, *args, **kwargs):
         """fn(*args, **kwargs); a HubError (or fn's own exception when it is no Hub failure) once it gives up."""

@@ -21,7 +21,8 @@ MAX_REPO_ID = 96
 def repo_id_problem(repo_id: str) -> str | None:
     """Why `repo_id` is not a Hub dataset repo id (ORG/NAME), or None when it is one."""
     if not REPO_ID.fullmatch(repo_id):
-        return "must be ORG/NAME: ASCII letters, digits, '-', '_', '.', each part starting and ending with a letter or digit"
+        return ("must be ORG/NAME: ASCII letters, digits, '-', '_', '.', each part starting and ending with a "
+                "letter or digit")
     if "--" in repo_id or ".." in repo_id:
         return "must not contain '--' or '..'"
     if len(repo_id) > MAX_REPO_ID:

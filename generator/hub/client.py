@@ -56,7 +56,16 @@ class LocalFile:
     path: str        # path in the repo, POSIX
     size: int
     sha256: str
-    git_oid: str     # git blob id, what the Hub reports for files not stored in LFS
+    file: Path       # the staged file
+
+    def git_oid(self) -> str:
+        """Git blob id, what the Hub reports for files not stored in LFS. Made on demand: only a remote non-LFS
+        file of the same size needs it, so a dry run or push reads the data once (sha256), not twice."""
+        git = hashlib.sha1(f"blob {self.size}\0".encode())
+        with open(self.file, "rb") as f:
+            while chunk := f.read(8 << 20):
+                git.update(chunk)
+        return git.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -68,15 +77,13 @@ class PlanEntry:
 
 
 def hash_file(root: Path, rel: str) -> LocalFile:
-    """sha256 and git blob id of one staged file, streamed (files can be hundreds of MB)."""
+    """sha256 of one staged file, streamed (files can be hundreds of MB)."""
     path = root / rel
-    size = path.stat().st_size
-    sha, git = hashlib.sha256(), hashlib.sha1(f"blob {size}\0".encode())
+    sha = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(8 << 20):
             sha.update(chunk)
-            git.update(chunk)
-    return LocalFile(rel, size, sha.hexdigest(), git.hexdigest())
+    return LocalFile(rel, path.stat().st_size, sha.hexdigest(), path)
 
 
 def local_files(stage: Path) -> list[LocalFile]:
@@ -146,11 +153,14 @@ def remote_files(api, repo_id: str, revision: str | None, *, retry: Retry) -> di
 
 
 def same(local: LocalFile, remote) -> bool:
-    """Whether the remote copy has the staged bytes: LFS files by sha256, regular git files by blob id."""
+    """Whether the remote copy has the staged bytes: same size, then LFS files by sha256, regular git files by
+    blob id."""
+    if remote.size != local.size:
+        return False
     lfs = getattr(remote, "lfs", None)
     if lfs is not None:
         return lfs.sha256 == local.sha256
-    return remote.blob_id == local.git_oid
+    return remote.blob_id == local.git_oid()
 
 
 def make_plan(local: Iterable[LocalFile], remote: dict | None, managed: Callable[[str], bool]) -> list[PlanEntry]:

@@ -1,9 +1,10 @@
 """The thin boundary to the Hub: what the remote already has, what to send, and sending it resumably.
 
 Everything that talks to the Hub goes through an `HfApi`-like object passed in (tests pass a recording fake),
-using only `create_repo`, `create_branch`, `list_repo_tree`, `create_commit` and `whoami`. A plan compares each
-staged file with the remote's copy (LFS sha256, or git blob id for small files), so a rerun sends only what
-the remote lacks (resume after an interruption) and nothing when nothing changed. Data goes first, in commits
+using only `create_repo`, `create_branch`, `list_repo_tree`, `create_commit` and `whoami`, each call through the
+one retry layer (`generator.hub.network.Retry`); `classify` maps every failure to the CLI's exit code. A plan
+compares each staged file with the remote's copy (LFS sha256, or git blob id for small files), so a rerun sends
+only what the remote lacks (resume after an interruption) and nothing when nothing changed. Data goes first, in commits
 of bounded size; the card (whose YAML `configs` point at the data) goes last, so a half-finished upload never
 advertises files that are not there yet.
 """
@@ -11,19 +12,25 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
+import time
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import huggingface_hub
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError
+
+if TYPE_CHECKING:
+    from generator.hub.network import Retry
 
 REPO_TYPE = "dataset"
 CARD = "README.md"
 MAX_FILES_PER_COMMIT = 50
 MAX_BYTES_PER_COMMIT = 1 << 30
-RETRIES = 4
+RETRY_STATUS = (408, 429, 500, 502, 503, 504)   # worth another attempt: timeouts, rate limits, server errors
 EXIT_INVALID, EXIT_USAGE, EXIT_TOKEN, EXIT_PERMISSION, EXIT_NETWORK = 1, 2, 3, 4, 5
 
 # The HTTP library huggingface_hub talks through, whose transport errors (connection, timeout) mean "network":
@@ -33,11 +40,15 @@ TRANSPORT = importlib.import_module("httpx" if huggingface_hub.__version__.start
 
 
 class HubError(Exception):
-    """A Hub failure with the CLI exit code it maps to (3 token, 4 permission, 5 network, 1 refused)."""
+    """A Hub failure with the CLI exit code it maps to (3 token, 4 permission, 5 network, 1 refused), whether
+    another attempt may help, and how long the server asked to wait first (`Retry-After`)."""
 
-    def __init__(self, message: str, exit_code: int):
+    def __init__(self, message: str, exit_code: int, *, retryable: bool = False, retry_after: float | None = None):
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code, self.retryable, self.retry_after = exit_code, retryable, retry_after
+
+    def giving_up(self, why: str) -> "HubError":
+        return HubError(f"{self}; {why}", self.exit_code)
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,16 @@ class LocalFile:
     path: str        # path in the repo, POSIX
     size: int
     sha256: str
-    git_oid: str     # git blob id, what the Hub reports for files not stored in LFS
+    file: Path       # the staged file
+
+    def git_oid(self) -> str:
+        """Git blob id, what the Hub reports for files not stored in LFS. Made on demand: only a remote non-LFS
+        file of the same size needs it, so a dry run or push reads the data once (sha256), not twice."""
+        git = hashlib.sha1(f"blob {self.size}\0".encode())
+        with open(self.file, "rb") as f:
+            while chunk := f.read(8 << 20):
+                git.update(chunk)
+        return git.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -57,15 +77,13 @@ class PlanEntry:
 
 
 def hash_file(root: Path, rel: str) -> LocalFile:
-    """sha256 and git blob id of one staged file, streamed (files can be hundreds of MB)."""
+    """sha256 of one staged file, streamed (files can be hundreds of MB)."""
     path = root / rel
-    size = path.stat().st_size
-    sha, git = hashlib.sha256(), hashlib.sha1(f"blob {size}\0".encode())
+    sha = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(8 << 20):
             sha.update(chunk)
-            git.update(chunk)
-    return LocalFile(rel, size, sha.hexdigest(), git.hexdigest())
+    return LocalFile(rel, path.stat().st_size, sha.hexdigest(), path)
 
 
 def local_files(stage: Path) -> list[LocalFile]:
@@ -74,40 +92,54 @@ def local_files(stage: Path) -> list[LocalFile]:
     return [hash_file(stage, rel) for rel in rels]
 
 
+def retry_after(headers) -> float | None:
+    """Seconds the server asks to wait (`Retry-After`: delay-seconds or an HTTP-date), None when absent/unreadable."""
+    value = (headers.get("retry-after") or "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def server_detail(exc: HfHubHTTPError) -> str:
+    """The first line of the server's own message, cut short (the CLI prints one line)."""
+    lines = (exc.server_message or "").strip().splitlines()
+    return f": {lines[0][:200]}" if lines else ""
+
+
 def classify(exc: BaseException) -> HubError | None:
     """Map a Hub/network exception to a HubError, or None when it is not a Hub failure."""
     if isinstance(exc, HubError):
         return exc
+    if isinstance(exc, OfflineModeIsEnabled):   # a ConnectionError, but no retry can help
+        return HubError("offline mode is on (HF_HUB_OFFLINE): the Hub cannot be reached", EXIT_NETWORK)
     if isinstance(exc, HfHubHTTPError):
         status = exc.response.status_code if exc.response is not None else None
-        if status == 401:
+        if status == 401 and not isinstance(exc, RepositoryNotFoundError):
             return HubError("the Hub rejected the token (401): log in again or set HF_TOKEN", EXIT_TOKEN)
-        if status == 403 or isinstance(exc, RepositoryNotFoundError):
-            return HubError(f"no write permission on the repository ({status})", EXIT_PERMISSION)
-        if status is not None and (status >= 500 or status == 429):
-            return HubError(f"the Hub is unavailable ({status})", EXIT_NETWORK)
-        return HubError(f"the Hub refused the request ({status}): {exc}", EXIT_INVALID)
+        if status in (401, 404) or isinstance(exc, RepositoryNotFoundError):
+            return HubError(f"repository not found, or not visible with this token ({status})", EXIT_PERMISSION)
+        if status == 403:
+            return HubError(f"no write permission on the repository (403){server_detail(exc)}", EXIT_PERMISSION)
+        if status in RETRY_STATUS:
+            what = "rate-limited" if status == 429 else "unavailable"
+            return HubError(f"the Hub is {what} ({status})", EXIT_NETWORK, retryable=True,
+                            retry_after=retry_after(exc.response.headers))
+        return HubError(f"the Hub refused the request ({status}){server_detail(exc)}", EXIT_INVALID)
+    if isinstance(exc.__cause__, HfHubHTTPError):   # e.g. a 400 from validate-yaml re-raised as ValueError
+        return classify(exc.__cause__)
+    if isinstance(exc, json.JSONDecodeError):   # what huggingface_hub raises when a 200 answer is an HTML page
+        return HubError("the Hub's answer is not JSON (an HTML page from a proxy or a captive portal?)", EXIT_NETWORK)
+    if isinstance(exc, TRANSPORT.TimeoutException):
+        return HubError(f"network failure: no answer in time ({type(exc).__name__})", EXIT_NETWORK, retryable=True)
     if isinstance(exc, (TRANSPORT.TransportError, ConnectionError, TimeoutError)):
-        return HubError(f"network failure: {type(exc).__name__}", EXIT_NETWORK)
+        return HubError(f"network failure: {type(exc).__name__}", EXIT_NETWORK, retryable=True)
     return None
 
 
-def call(fn: Callable, *args, retries: int = RETRIES, sleep: Callable[[float], None], **kwargs):
-    """Run one Hub call; retry network failures (and 5xx/429) with backoff, raise HubError for the rest."""
-    for attempt in range(retries):
-        try:
-            return fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - every failure is classified or re-raised
-            error = classify(exc)
-            if error is None:
-                raise
-            if error.exit_code != EXIT_NETWORK or attempt == retries - 1:
-                raise error from None
-            sleep(2.0 ** attempt)
-    raise AssertionError("unreachable")
-
-
-def remote_files(api, repo_id: str, revision: str | None, *, sleep) -> dict:
+def remote_files(api, repo_id: str, revision: str | None, *, retry: Retry) -> dict:
     """path -> RepoFile of the remote revision; empty when the repo or the revision does not exist yet."""
 
     def tree() -> dict:
@@ -117,15 +149,18 @@ def remote_files(api, repo_id: str, revision: str | None, *, sleep) -> dict:
         except (RepositoryNotFoundError, RevisionNotFoundError):
             return {}
 
-    return call(tree, sleep=sleep)
+    return retry.call(tree)
 
 
 def same(local: LocalFile, remote) -> bool:
-    """Whether the remote copy has the staged bytes: LFS files by sha256, regular git files by blob id."""
+    """Whether the remote copy has the staged bytes: same size, then LFS files by sha256, regular git files by
+    blob id."""
+    if remote.size != local.size:
+        return False
     lfs = getattr(remote, "lfs", None)
     if lfs is not None:
         return lfs.sha256 == local.sha256
-    return remote.blob_id == local.git_oid
+    return remote.blob_id == local.git_oid()
 
 
 def make_plan(local: Iterable[LocalFile], remote: dict | None, managed: Callable[[str], bool]) -> list[PlanEntry]:
@@ -163,7 +198,7 @@ def commit_batches(plan: list[PlanEntry]) -> list[list[PlanEntry]]:
 
 
 def push(api, stage: Path, plan: list[PlanEntry], *, repo_id: str, revision: str | None, create_pr: bool,
-         message: str, sleep: Callable[[float], None], log: Callable[[str], None]) -> list[str]:
+         message: str, retry: Retry, log: Callable[[str], None]) -> list[str]:
     """Send what the plan says in as many commits as needed; return the commit (or PR) URLs."""
     batches = commit_batches(plan)
     urls = []
@@ -174,8 +209,8 @@ def push(api, stage: Path, plan: list[PlanEntry], *, repo_id: str, revision: str
             for e in batch
         ]
         title = message if len(batches) == 1 else f"{message} ({i}/{len(batches)})"
-        info = call(api.create_commit, repo_id, operations, commit_message=title, repo_type=REPO_TYPE,
-                    revision=revision, create_pr=create_pr, sleep=sleep)
+        info = retry.call(api.create_commit, repo_id, operations, commit_message=title, repo_type=REPO_TYPE,
+                          revision=revision, create_pr=create_pr)
         url = info.pr_url if create_pr and info.pr_url else info.commit_url
         urls.append(url)
         log(f"committed {len(batch)} file(s): {url}")

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from generator.hub import client as hub
+from generator.hub import client as hub, network, preflight
 from generator.hub.stage import StageError, Staged, select, stage as link_stage
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_FILE, PARQUET_DIR, PLOT_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
@@ -38,8 +38,11 @@ class UsageError(Exception):
 EPILOG = ("Only the files the dataset layout defines are staged (any other file, or a symlink, is refused);\n"
           "the staged folder is validated before anything is sent (no way to skip it). Token: HF_TOKEN or the saved `hf auth login`; it is\n"
           "never printed or staged. A rerun sends only what the remote lacks (resume), nothing when unchanged.\n"
+          "Every request has connect/read timeouts; a failing call is retried (backoff or Retry-After) within the\n"
+          "retry budget, then ends with exit 5. HF_HUB_OFFLINE=1: a push exits 5 at once, --dry-run shows remote\n"
+          "states as unknown.\n"
           "Exit codes: 0 ok, 1 invalid data or refused by the Hub, 2 usage, 3 missing/invalid token,\n"
-          "4 no permission on the repo, 5 network failure after retries.")
+          "4 no permission on the repo (or not found), 5 network failure after retries.")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -59,12 +62,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--commit-message", default=None, help="commit message (default: 'Upload <dataset>')")
     p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist; on the folder's file "
                    "system, or files are copied instead of hard-linked) instead of a temporary one beside the folder")
+    network.add_arguments(p)
 
 
 def check_args(args: argparse.Namespace) -> None:
     """What argparse cannot check; raises UsageError."""
-    if args.repo_id.count("/") != 1 or not all(args.repo_id.split("/")):
-        raise UsageError(f"--repo-id must be ORG/NAME, got {args.repo_id!r}")
+    if problem := preflight.repo_id_problem(args.repo_id):
+        raise UsageError(f"--repo-id {problem}, got {args.repo_id!r}")
     if args.create_pr and args.revision:
         raise UsageError("--create-pr opens a new PR from main; to add to an existing PR use --revision refs/pr/N")
     if args.stage_dir and args.stage_dir.exists():
@@ -169,12 +173,14 @@ def stage_parent(folder: Path) -> tempfile.TemporaryDirectory:
         return tempfile.TemporaryDirectory(prefix="kernelstrain-stage-")
 
 
-def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Callable[[float], None],
-            prog: str) -> int:
+def publish(args: argparse.Namespace, api_factory, token: str | None, retry: network.Retry, prog: str) -> int:
     """Stage, validate the stage, then plan (--dry-run) or send; the exit code."""
     folder = args.folder
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder")
+    preflight.check_token(token)
+    if not args.dry_run:
+        preflight.check_online()
     dataset = dataset_of(folder)
     if not args.dry_run and not token:
         raise hub.HubError("no Hub token: set HF_TOKEN or run `hf auth login`", hub.EXIT_TOKEN)
@@ -192,22 +198,20 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, sleep: Cal
         local = hub.local_files(stage_dir)
         if args.dry_run:
             try:
-                remote = hub.remote_files(api, args.repo_id, args.revision, sleep=sleep)
+                remote = hub.remote_files(api, args.repo_id, args.revision, retry=retry.once())
             except hub.HubError as error:
                 print(f"remote not readable ({error}); states unknown", file=sys.stderr)
                 remote = None
             print_plan(hub.make_plan(local, remote, managed(dataset)), dataset.merged_file)
             return 0
-        hub.call(api.whoami, sleep=sleep)
-        hub.call(api.create_repo, args.repo_id, repo_type=hub.REPO_TYPE, private=args.private, exist_ok=True,
-                 sleep=sleep)
+        retry.call(api.whoami)
+        retry.call(api.create_repo, args.repo_id, repo_type=hub.REPO_TYPE, private=args.private, exist_ok=True)
         if args.revision and not args.revision.startswith("refs/pr/"):
-            hub.call(api.create_branch, args.repo_id, branch=args.revision, repo_type=hub.REPO_TYPE, exist_ok=True,
-                     sleep=sleep)
-        plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, sleep=sleep), managed(dataset))
+            retry.call(api.create_branch, args.repo_id, branch=args.revision, repo_type=hub.REPO_TYPE, exist_ok=True)
+        plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, retry=retry), managed(dataset))
         print_plan(plan, dataset.merged_file)
         urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
-                        message=args.commit_message or f"Upload {dataset.name}", sleep=sleep, log=print)
+                        message=args.commit_message or f"Upload {dataset.name}", retry=retry, log=print)
         print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
     return 0
 
@@ -226,13 +230,18 @@ def main(argv: list[str] | None = None, *, api_factory=None, token: str | None =
 
 def run(args: argparse.Namespace, *, api_factory=None, token: str | None = None,
         sleep: Callable[[float], None] = time.sleep, prog: str = "kernelstrain upload") -> int:
-    """The command on parsed options (`python -m generator upload` calls it as is); errors become one line and
-    their exit code. The token is `token`, else HF_TOKEN or the saved login."""
+    """The command on parsed options (`python -m generator upload` calls it as is); errors become one line (the
+    token, should a server echo it, replaced) and their exit code. The token is `token`, else HF_TOKEN or the saved
+    login. huggingface_hub gets this command's timeouts and no retries of its own (`network.install`)."""
     if api_factory is None:
         from huggingface_hub import HfApi as api_factory
+    token = token if token is not None else token_from_env()
     try:
         check_args(args)
-        return publish(args, api_factory, token if token is not None else token_from_env(), sleep, prog)
-    except (UsageError, hub.HubError) as e:
-        print(f"{prog.removeprefix('python ')}: {e}", file=sys.stderr)
+        settings = network.settings(args)
+        network.install(settings)
+        return publish(args, api_factory, token, network.Retry(settings.retry_budget, sleep=sleep), prog)
+    except (UsageError, network.SettingError, hub.HubError) as e:
+        message = str(e).replace(token, "***") if token else str(e)
+        print(f"{prog.removeprefix('python ')}: {message}", file=sys.stderr)
         return getattr(e, "exit_code", hub.EXIT_USAGE)

@@ -15,7 +15,7 @@ import datasets
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-from generator.hub import client as hub, publish
+from generator.hub import client as hub, network, publish
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -228,7 +228,7 @@ def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch)
     remote.fail_from["create_commit"] = 3
     sleeps: list[float] = []
     assert run(folder, remote, sleeps=sleeps) == hub.EXIT_NETWORK
-    assert len(sleeps) == hub.RETRIES - 1 and len(remote.commits) == 2
+    assert len(sleeps) == network.ATTEMPTS - 1 and len(remote.commits) == 2
     first = remote.sent()
     del remote.fail["create_commit"]
     stage = tmp_path / "stage"

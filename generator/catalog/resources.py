@@ -87,32 +87,36 @@ def triton_key(task, variant, params: dict, constants: tuple[str, ...]) -> tuple
             ",".join(f"{k}={params[k]}" for k in variant.params if k not in PLACEMENT))
 
 
-def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int]]:
-    """(the recorded Triton version line, key -> bytes). A malformed line is a one-line error naming file and line."""
-    version, rows = "", {}
+def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int], frozenset[str]]:
+    """(the recorded Triton version line, key -> bytes, the kernel classes recorded). A malformed line is a
+    one-line error naming file and line."""
+    version, rows, classes = "", {}, frozenset()
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("# triton: "):
             version = line[len("# triton: "):]
+        if line.startswith("# classes: "):
+            classes = frozenset(line[len("# classes: "):].split())
         if line.startswith("#") or line.startswith("op\t"):
             continue
         cells = line.split("\t")
         if len(cells) != len(TRITON_COLUMNS) or not cells[-1].isdigit():
             raise ValueError(f"{path}:{n}: expected {len(TRITON_COLUMNS)} tab-separated cells {TRITON_COLUMNS}")
         rows[tuple(cells[:-1])] = int(cells[-1])
-    return version, rows
+    return version, rows, classes
 
 
 @lru_cache(maxsize=1)
-def _triton_recorded() -> tuple[dict[tuple[str, ...], int], dict[tuple[str, str], tuple[str, ...]]]:
-    """The table, and per (op, variant) the shape names its rows bind (the same for every row of a pair)."""
-    rows = read_triton_table()[1]
+def _triton_recorded() -> tuple[dict[tuple[str, ...], int], dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
+    """The table, per (op, variant) the shape names its rows bind (the same for every row of a pair), and the
+    kernel classes it covers."""
+    _version, rows, classes = read_triton_table()
     names = {(k[0], k[1]): tuple(c.split("=")[0] for c in k[4].split(",") if c) for k in rows}
-    return rows, names
+    return rows, names, classes
 
 
 def triton_shared(task, variant, params: dict) -> int | None:
     """Triton's recorded shared memory for the configuration, None when it is not recorded."""
-    rows, names = _triton_recorded()
+    rows, names, _classes = _triton_recorded()
     constants = names.get((task.op, variant.tag))
     if constants is None:
         return None
@@ -121,9 +125,11 @@ def triton_shared(task, variant, params: dict) -> int | None:
 
 def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> str | None:
     """Triton's OutOfResources text when the recorded figure exceeds the GPU's limit, quoting both as Triton
-    prints them. Without a task (no shape: a what-if question) the estimate answers, worded the same way."""
+    prints them. Without a task (no shape: a what-if question), or for a kernel class the table does not cover
+    yet (its header's `# classes:`), the estimate answers, worded the same way."""
     limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
-    need = estimate if task is None else triton_shared(task, variant, params)
+    covered = task is not None and variant.kernel_class in _triton_recorded()[2]
+    need = triton_shared(task, variant, params) if covered else estimate
     if need is None or need <= limit:
         return None
     return (f"out of resource: shared memory, Required: {need}, Hardware limit: {limit}. "

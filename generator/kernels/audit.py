@@ -28,7 +28,7 @@ from generator.kernels import compilers
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
 from generator.catalog.hardware import GPUS
-from generator.catalog.resources import read_table
+from generator.catalog.resources import read_table, read_triton_table
 from generator.catalog.variants import launch_limits
 from generator.catalog.variants import legal_on, variants_for
 from generator.kernels.faults import expect_clean, inject
@@ -36,7 +36,7 @@ from generator.kernels.record_resources import ptxas_usage
 from generator.kernels.style import draw_style
 from generator.catalog.tasks import all_tasks
 from generator.kernels import render
-from generator.kernels.record_resources import COMMAND, tool_version
+from generator.kernels.record_resources import COMMAND, tool_version, triton_version
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.sim.feedback import feedback_text
 from generator.layout import SHARD_PATTERN
@@ -436,12 +436,19 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv was recorded with another nvcc than the installed one."""
+    """A warning when resources.tsv / triton_smem.tsv were recorded with another nvcc / Triton than the
+    installed ones."""
+    notes = []
     recorded, installed = read_table()[0], tool_version()
     if installed and recorded != installed:
-        return (f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
-                f"{installed!r}: rerun `{COMMAND}`")
-    return None
+        notes.append(f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
+                     f"{installed!r}: rerun `{COMMAND}`")
+    recorded = read_triton_table()[0]
+    installed = triton_version() if compilers.triton_unavailable() is None else ""
+    if installed and recorded != installed:
+        notes.append(f"audit-compile: WARNING triton_smem.tsv was recorded with {recorded!r}, installed is "
+                     f"{installed!r}: rerun `{COMMAND} --triton`")
+    return "\n".join(notes) or None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ Regenerate (nvcc on PATH; a few minutes on 2 cores; Triton: about an hour on 2 c
     python -m generator record-resources            # rewrites generator/catalog/resources.tsv
     python -m generator record-resources --check    # exit 1 when the recorded table differs from a fresh run
     python -m generator record-resources --triton [--check]   # the same for generator/catalog/triton_smem.tsv
+    python -m generator record-resources --triton --classes attn_prefill,attn_decode,conv   # some kernel classes
 """
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ import tempfile
 from pathlib import Path
 
 from generator.catalog.resources import (COLUMNS, PLACEMENT, RECORD_FROM, TABLE, TRITON_COLUMNS, TRITON_LIMIT,
-                                         TRITON_TABLE, Usage, key, triton_key)
+                                         TRITON_TABLE, Usage, key, read_triton_table, triton_key)
 from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 from generator.catalog.tasks import all_tasks
 from generator.kernels import templating
 from generator.kernels.compilers import batch_unit, gencode, nvcc_path, triton_shared, triton_unavailable
@@ -151,10 +153,10 @@ def bound_shape(op: str, variant) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for text in texts for name in _BOUND.findall(text)))
 
 
-def triton_suspects(ops=None):
-    """(key, task, variant, params) for every legal Triton configuration (of `ops`, default all) whose
-    shared-memory estimate reaches RECORD_FROM of the GPU's limit, one per table key (placement constants at
-    their defaults)."""
+def triton_suspects(ops=None, classes=None):
+    """(key, task, variant, params) for every legal Triton configuration (of `ops` and kernel `classes`, default
+    all) whose shared-memory estimate reaches RECORD_FROM of the GPU's limit, one per table key (placement
+    constants at their defaults)."""
     seen: set = set()
     for task in all_tasks(ops):
         if task.impl != "triton":
@@ -162,7 +164,7 @@ def triton_suspects(ops=None):
         gpu = GPUS[task.gpu]
         limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
         for v in variants_for(task.op, "triton"):
-            if not legal_on(v, gpu, task.dtype):
+            if not legal_on(v, gpu, task.dtype) or classes is not None and v.kernel_class not in classes:
                 continue
             constants = bound_shape(task.op, v)
             defaults = v.default_params()
@@ -189,12 +191,19 @@ SAME_KERNEL = {("gemm", "grouped"): "pipelined"}
 SAME_PIPELINE = {"sm_86": "sm_80", "sm_120": "sm_80"}
 
 
-def record_triton(jobs: int = 2) -> str:
-    """The Triton table's full text, compiled afresh: one compile per distinct kernel (ops sharing a snippet
-    give the same source up to names; the first op's render stands for them). A configuration Triton cannot
-    compile at all is left out and named on stderr."""
+def record_triton(jobs: int = 2, classes=None, keep: Path | None = None) -> str:
+    """The Triton table's full text, compiled afresh for the kernel `classes` (default all), with the rows of
+    the other classes kept from the table `keep`: one compile per distinct kernel (ops sharing a snippet give
+    the same source up to names; the first op's render stands for them). A configuration Triton cannot compile
+    at all is left out and named on stderr."""
     rows, by_kernel = [], {}
-    for k, task, v, params in triton_suspects():
+    recorded = set()
+    if classes is not None and keep is not None and keep.is_file():
+        _version, kept, kept_classes = read_triton_table(keep)
+        recorded |= kept_classes - set(classes)
+        rows += ["\t".join(k + (str(x),)) for k, x in kept.items() if OPS[k[0]].kernel_class in recorded]
+    for k, task, v, params in triton_suspects(classes=classes):
+        recorded.add(v.kernel_class)
         snippet = templating.snippet_path("triton", v.kernel_class, task.op)
         tag = SAME_KERNEL.get((v.kernel_class, v.tag), v.tag)
         kernel = (v.kernel_class, tag, snippet and snippet.name, k[2], SAME_PIPELINE.get(k[3], k[3])) + k[4:]
@@ -210,7 +219,8 @@ def record_triton(jobs: int = 2) -> str:
     head = ["# Shared memory Triton allocates (ttg.shared = triton.compile(...).metadata.shared) per kernel, for the",
             "# Triton configurations whose launch could be refused (OutOfResources); bf16 reads the fp16 row, "
             "GROUP_M/SPLIT_K are placement only;",
-            f"# regenerate: {COMMAND} --triton", f"# triton: {triton_version()}", "\t".join(TRITON_COLUMNS)]
+            f"# regenerate: {COMMAND} --triton --classes {','.join(sorted(recorded))}",
+            f"# triton: {triton_version()}", f"# classes: {' '.join(sorted(recorded))}", "\t".join(TRITON_COLUMNS)]
     return "\n".join(head + sorted(set(rows))) + "\n"
 
 
@@ -218,6 +228,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help=f"table to write (default {TABLE.name}, --triton {TRITON_TABLE.name})")
     parser.add_argument("--check", action="store_true", help="compare a fresh recording with the table; write nothing")
     parser.add_argument("--triton", action="store_true", help="record Triton's shared memory instead of ptxas's figures")
+    parser.add_argument("--classes", help="--triton: only these kernel classes (comma-separated; default all)")
     parser.add_argument("--jobs", type=int, default=2)
 
 
@@ -228,7 +239,10 @@ def run(args) -> int:
             print(f"record-resources: {why}", file=sys.stderr)
             return 2
         args.out = args.out or TRITON_TABLE
-        text = record_triton(args.jobs)
+        classes = set(args.classes.split(",")) if args.classes else None
+        if args.check and classes is None and args.out.is_file():   # check what the table covers
+            classes = read_triton_table(args.out)[2]
+        text = record_triton(args.jobs, classes, keep=None if args.check else args.out)
     elif nvcc_path() is None:
         print("record-resources: nvcc not found (looked on PATH, /usr/local/cuda/bin, /usr/local/bin)", file=sys.stderr)
         return 2

@@ -57,3 +57,80 @@ def register_refusal(task, variant, params: dict, gpu) -> str | None:
         return None
     return (f"too many resources requested for launch: {use.registers} registers x {use.threads} threads "
             f"> {gpu.regs_per_sm} per block")
+
+
+# ---- Triton shared memory ---------------------------------------------------------------------------------
+# Triton keeps its pipeline stages in shared memory and only finds out at launch that they do not fit
+# (`OutOfResources`). The figure is Triton's own allocation, recorded per (op, variant, dtype, arch, the shape
+# values the source binds as constants, tile parameters) by `python -m generator record-resources --triton`.
+
+TRITON_TABLE = Path(__file__).with_name("triton_smem.tsv")
+TRITON_COLUMNS = ("op", "variant", "dtype", "arch", "constants", "params", "shared")
+# Grid-placement constants: which tiles a program takes (GROUP_M) or how K is split over programs (SPLIT_K) do
+# not change a program's tiles, so not its shared memory; the recorder compiles them at their defaults.
+PLACEMENT = frozenset({"GROUP_M", "SPLIT_K"})
+# fp16 and bf16 tiles have the same width, so the same layouts and allocation: bf16 reads the fp16 figure.
+SAME_ALLOCATION = {"bf16": "fp16"}
+# Configurations whose estimate is below this fraction of the limit are not recorded: they fit (the recorded
+# figures are at most 2x the estimate; docs/calibration.md).
+RECORD_FROM = 0.5
+TRITON_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}   # sharedMemPerBlockOptin
+
+
+def triton_key(task, variant, params: dict, constants: tuple[str, ...]) -> tuple[str, ...]:
+    """The table key; `constants` names the shape values the source binds (e.g. ("D",) for HEAD_DIM)."""
+    from generator.catalog.hardware import GPUS
+
+    shape = dict(task.shape)
+    return (task.op, variant.tag, SAME_ALLOCATION.get(task.dtype, task.dtype), f"sm_{GPUS[task.gpu].cc}",
+            ",".join(f"{k}={shape[k]}" for k in constants),
+            ",".join(f"{k}={params[k]}" for k in variant.params if k not in PLACEMENT))
+
+
+def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int], frozenset[str]]:
+    """(the recorded Triton version line, key -> bytes, the kernel classes recorded). A malformed line is a
+    one-line error naming file and line."""
+    version, rows, classes = "", {}, frozenset()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("# triton: "):
+            version = line[len("# triton: "):]
+        if line.startswith("# classes: "):
+            classes = frozenset(line[len("# classes: "):].split())
+        if line.startswith("#") or line.startswith("op\t"):
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(TRITON_COLUMNS) or not cells[-1].isdigit():
+            raise ValueError(f"{path}:{n}: expected {len(TRITON_COLUMNS)} tab-separated cells {TRITON_COLUMNS}")
+        rows[tuple(cells[:-1])] = int(cells[-1])
+    return version, rows, classes
+
+
+@lru_cache(maxsize=1)
+def _triton_recorded() -> tuple[dict[tuple[str, ...], int], dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
+    """The table, per (op, variant) the shape names its rows bind (the same for every row of a pair), and the
+    kernel classes it covers."""
+    _version, rows, classes = read_triton_table()
+    names = {(k[0], k[1]): tuple(c.split("=")[0] for c in k[4].split(",") if c) for k in rows}
+    return rows, names, classes
+
+
+def triton_shared(task, variant, params: dict) -> int | None:
+    """Triton's recorded shared memory for the configuration, None when it is not recorded."""
+    rows, names, _classes = _triton_recorded()
+    constants = names.get((task.op, variant.tag))
+    if constants is None:
+        return None
+    return rows.get(triton_key(task, variant, params, constants))
+
+
+def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> str | None:
+    """Triton's OutOfResources text when the recorded figure exceeds the GPU's limit, quoting both as Triton
+    prints them. Without a task (no shape: a what-if question), or for a kernel class the table does not cover
+    yet (its header's `# classes:`), the estimate answers, worded the same way."""
+    limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
+    covered = task is not None and variant.kernel_class in _triton_recorded()[2]
+    need = triton_shared(task, variant, params) if covered else estimate
+    if need is None or need <= limit:
+        return None
+    return (f"out of resource: shared memory, Required: {need}, Hardware limit: {limit}. "
+            f"Reducing block sizes or `num_stages` may help.")

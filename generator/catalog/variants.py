@@ -103,7 +103,7 @@ from typing import Callable, Mapping
 from generator.catalog.calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
 from generator.catalog.hardware import GPU, GPUS
 from generator.catalog.ops import ELEMENT_BYTES, OPS
-from generator.catalog.resources import register_refusal
+from generator.catalog.resources import register_refusal, triton_refusal
 
 Params = Mapping[str, int]
 _Fn = Callable[[Params, float, dict], float]
@@ -553,10 +553,9 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
         refused = register_refusal(task, variant, params, g)
         if refused:
             return refused
+    if triton:   # Triton's recorded allocation, not the estimate (catalog/resources.py)
+        return triton_refusal(task, variant, params, g, smem)
     if not variant.static_smem and smem > g.smem_dyn_max:
-        if triton:
-            return (f"out of resource: shared memory, Required: {smem}, Hardware limit: {g.smem_dyn_max}. "
-                    f"Reducing block sizes or `num_stages` may help.")
         return (f"invalid argument: {smem} bytes of dynamic shared memory > {g.smem_dyn_max} "
                 f"(cudaFuncAttributeMaxDynamicSharedMemorySize)")
     return None

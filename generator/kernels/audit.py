@@ -11,6 +11,7 @@ when the source compiles and, for a register refusal, ptxas -v reports the quote
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 import re
@@ -27,7 +28,7 @@ from generator.kernels import compilers
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
 from generator.catalog.hardware import GPUS
-from generator.catalog.resources import read_table
+from generator.catalog.resources import read_table, read_triton_table
 from generator.catalog.variants import launch_limits
 from generator.catalog.variants import legal_on, variants_for
 from generator.kernels.faults import expect_clean, inject
@@ -35,8 +36,9 @@ from generator.kernels.record_resources import ptxas_usage
 from generator.kernels.style import draw_style
 from generator.catalog.tasks import all_tasks
 from generator.kernels import render
-from generator.kernels.record_resources import COMMAND, tool_version
+from generator.kernels.record_resources import COMMAND, tool_version, triton_version
 from generator.kernelinfer.dataset import KERNELINFER
+from generator.sim.feedback import feedback_text
 from generator.layout import SHARD_PATTERN
 
 MISSING_TEMPLATES: set[str] = set()   # variants the catalog skipped because no template file exists yet
@@ -76,6 +78,7 @@ class Candidate:
     source: Source
     expected: Expected
     meta: dict            # op, impl, gpu, arch, variant, stratum kind
+    block: str = ""       # the whole diagnostic the row prints (compile errors only)
 
 
 @dataclass
@@ -94,6 +97,8 @@ class Verdict:
     why: str
     seconds: float
     real_shared: int | None     # Triton: shared memory the compiled kernel needs (calibrates smem models)
+    full_block: bool | None = None   # compile errors: the row's whole diagnostic is what the tool printed
+    block_diff: str = ""             # where it is not: the row's block against the tool's, as a unified diff
 
 
 def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
@@ -124,10 +129,41 @@ def judge(c: Candidate, out: compilers.Outcome) -> Verdict:
             last = exp.context.splitlines()[-1] if exp.context else ""
             exact = agree and out.first.endswith(last)
             why = "" if agree else f"position differs: expected {exp.message}, got {at and at.group(0)}"
+        elif exp.kind == "triton_out_of_resources":   # the quoted figures are Triton's, as its launcher prints them
+            quoted, real = _REQUIRED.search(exp.message), _REQUIRED.search(out.first)
+            agree = exact = bool(quoted and real) and quoted.groups() == real.groups()
+            why = "" if agree else (f"shared memory differs: quoted {quoted and quoted.groups()}, "
+                                    f"Triton needs {real and real.groups()}")
         else:   # ptxas / runtime: PTX lines and byte counts are not source positions, the kind is the check
             exact = _strip_ptx_where(out.first) == _strip_ptx_where(exp.message)
+    full, diff = None, ""
+    if exp.status == "compile_error" and out.status == "compile_error" and c.block:
+        row, printed = normalize_block(c.block), normalize_block(printed_block(out))
+        full = row == printed
+        if not full:
+            diff = "\n".join(difflib.unified_diff(row.splitlines(), printed.splitlines(), "row", "tool", lineterm=""))
     return Verdict(c.id, c.meta, exp.status, exp.kind, exp.message, out.status, out.tool, real_kind, out.first,
-                   agree, exact, why, round(out.seconds, 3), out.shared)
+                   agree, exact, why, round(out.seconds, 3), out.shared, full, diff)
+
+
+_TEMP_NAME = re.compile(r"/tmp/tmpxft_[0-9a-f]+_[0-9a-f]+-\d+_")
+
+
+def printed_block(out: compilers.Outcome) -> str:
+    """What the user sees of a failed compile: nvcc's and ptxas's whole output; Triton's CompilationError as the
+    traceback's last line prints it."""
+    if out.tool == "triton":
+        return f"triton.compiler.errors.CompilationError: {out.output}"
+    return out.output
+
+
+def normalize_block(text: str) -> str:
+    """Only what differs from run to run: temporary file names (nvcc's tmpxft_ PTX files), trailing blanks."""
+    lines = [ln.rstrip() for ln in _TEMP_NAME.sub("/tmp/tmpxft_N_", text).strip("\n").splitlines()]
+    return "\n".join(lines).strip()
+
+
+_REQUIRED = re.compile(r"Required: (\d+), Hardware limit: (\d+)")
 
 
 def _strip_ptx_where(line: str) -> str:
@@ -235,7 +271,8 @@ def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candi
         return None
     meta = {"op": task.op, "impl": task.impl, "gpu": gpu.name, "arch": source.compile_arch, "variant": v.tag,
             "dtype": task.dtype, "params": params, "stratum": kind}
-    return Candidate(f"c{index:05d}", source, expected, meta)
+    block = feedback_text(None, expected) if expected.status == "compile_error" else ""
+    return Candidate(f"c{index:05d}", source, expected, meta, block)
 
 
 # ---- dataset folder sampling -----------------------------------------------------------------------------
@@ -298,7 +335,7 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                             "variant": step["tag"], "session": row.get(KERNELINFER.id_field), "step": step["step"],
                             "stratum": exp.kind or exp.status, "file": f"{path.name}:{line_no}"}
                     key = (row["op"], row["impl"], arch, exp.kind or exp.status)
-                    strata.setdefault(key, []).append(Candidate("", src, exp, meta))
+                    strata.setdefault(key, []).append(Candidate("", src, exp, meta, body))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7302]))
     keys = sorted(strata)
     for k in keys:
@@ -327,8 +364,9 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
         if compilers.nvcc_path() is None:
             skipped["cuda"] = "nvcc not found"
         else:
-            modes = ["ok" if c.expected.status != "compile_error" or c.expected.tool == "runtime" else
-                     "frontend" if c.expected.tool == "nvcc" else "alone" for c in cuda]
+            # compile errors alone: their whole output is compared with the row's diagnostic
+            modes = ["ok" if c.expected.status != "compile_error" or c.expected.tool == "runtime" else "alone"
+                     for c in cuda]
             outs = compilers.compile_cuda([c.source for c in cuda], modes=modes, jobs=jobs)
             # a batch can mislead (one source's broken braces spill into the next): confirm alone
             again = [i for i, (c, o) in enumerate(zip(cuda, outs)) if modes[i] != "alone" and not judge(c, o).agree]
@@ -347,19 +385,27 @@ def audit(candidates: list[Candidate], *, jobs: int = 2, log=None) -> dict:
             outs = compilers.compile_triton([c.source for c in triton], jobs=jobs)
             verdicts += [judge(c, o) for c, o in zip(triton, outs)]
     verdicts.sort(key=lambda v: v.id)
+    timed_out = [v for v in verdicts if v.real_status == "timeout"]   # no verdict: the machine was too busy
+    verdicts = [v for v in verdicts if v.real_status != "timeout"]
     n = len(verdicts)
     agree = sum(v.agree for v in verdicts)
     by_kind: dict[str, dict] = {}
     for v in verdicts:
-        row = by_kind.setdefault(f"{v.meta['impl']}:{v.meta['stratum']}", {"n": 0, "agree": 0, "exact_text": 0})
+        row = by_kind.setdefault(f"{v.meta['impl']}:{v.meta['stratum']}",
+                                 {"n": 0, "agree": 0, "exact_text": 0, "blocks": 0, "full_block": 0})
         row["n"] += 1
         row["agree"] += v.agree
         row["exact_text"] += v.exact_text
+        row["blocks"] += v.full_block is not None
+        row["full_block"] += bool(v.full_block)
     ok_cuda = [v for v in verdicts if v.meta["impl"] == "cuda" and v.expected_status != "compile_error"]
+    blocks = [v for v in verdicts if v.full_block is not None]
     return {
         "kernels": n, "agree": agree, "agreement": round(agree / n, 4) if n else None,
+        "compile_error_blocks": len(blocks), "full_block_agree": sum(v.full_block for v in blocks),
         "expected_ok_cuda": len(ok_cuda), "expected_ok_cuda_compiled": sum(v.real_status == "ok" for v in ok_cuda),
         "seconds": round(time.perf_counter() - start, 1), "skipped": skipped,
+        "timed_out": [f"{v.id} {v.meta['op']}/{v.meta['impl']}/{v.meta['arch']}/{v.meta['variant']}" for v in timed_out],
         "missing_templates": sorted(MISSING_TEMPLATES), "render_errors": dict(sorted(RENDER_ERRORS.items())),
         "strata": sorted({(v.meta["op"], v.meta["impl"], v.meta["arch"], v.meta["stratum"]) for v in verdicts}).__len__(),
         "by_kind": dict(sorted(by_kind.items())),
@@ -390,12 +436,19 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv was recorded with another nvcc than the installed one."""
+    """A warning when resources.tsv / triton_smem.tsv were recorded with another nvcc / Triton than the
+    installed ones."""
+    notes = []
     recorded, installed = read_table()[0], tool_version()
     if installed and recorded != installed:
-        return (f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
-                f"{installed!r}: rerun `{COMMAND}`")
-    return None
+        notes.append(f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
+                     f"{installed!r}: rerun `{COMMAND}`")
+    recorded = read_triton_table()[0]
+    installed = triton_version() if compilers.triton_unavailable() is None else ""
+    if installed and recorded != installed:
+        notes.append(f"audit-compile: WARNING triton_smem.tsv was recorded with {recorded!r}, installed is "
+                     f"{installed!r}: rerun `{COMMAND} --triton`")
+    return "\n".join(notes) or None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -432,6 +485,9 @@ def run(args) -> int:
               f"{', '.join(report['missing_templates'][:12])}{' ...' if len(report['missing_templates']) > 12 else ''}")
     for name, why in report["render_errors"].items():
         print(f"RENDER ERROR {name}: {why}")
+    if report["timed_out"]:
+        print(f"audit-compile: {len(report['timed_out'])} compiles did not finish even when retried alone (not "
+              f"judged; rerun on a quieter machine): {', '.join(report['timed_out'])}")
     for name, why in report["skipped"].items():
         print(f"audit-compile: skipped {name}: {why}")
     for d in report["disagreements"]:
@@ -439,10 +495,12 @@ def run(args) -> int:
         print(f"DISAGREE {d['id']} {m['op']}/{m['impl']}/{m['arch']}/{m['variant']} [{m['stratum']}]: {d['why']}\n"
               f"  expected: {d['expected_first'] or d['expected_status']}\n  real:     {d['real_first'] or d['real_status']}")
     for kind, row in report["by_kind"].items():
-        print(f"  {kind:40s} {row['agree']:4d}/{row['n']:<4d} agree  ({row['exact_text']} exact text)")
+        blocks = f", whole diagnostic {row['full_block']}/{row['blocks']}" if row["blocks"] else ""
+        print(f"  {kind:40s} {row['agree']:4d}/{row['n']:<4d} agree  ({row['exact_text']} exact text{blocks})")
     print(f"audit-compile: {report['agree']}/{report['kernels']} agree ({100 * (report['agreement'] or 0):.1f}%), "
           f"expected-ok CUDA compiled {report['expected_ok_cuda_compiled']}/{report['expected_ok_cuda']}, "
-          f"{report['strata']} strata, {report['seconds']} s")
+          f"{report['strata']} strata, {report['seconds']} s; whole compile-error diagnostics as printed "
+          f"{report['full_block_agree']}/{report['compile_error_blocks']}")
     if args.json:
         tmp = args.json.with_name(args.json.name + ".tmp")
         tmp.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))

@@ -40,7 +40,6 @@ TEXT_KINDS = {
                "dropped_scale", "racy_reduction"),
 }
 STATIC_SMEM_LIMIT = {"sm_90a": 0x38C00, "sm_100a": 0x38C00, "sm_120a": 0x18C00}   # else 0xC000 (48 KB)
-TRITON_SMEM_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
 
 
 @dataclass(frozen=True)
@@ -912,11 +911,17 @@ def _triton_error(source: Source, kind: str, text: str, def_pos: int, pos: int, 
     return triton_expected(kind, line, col, def_line, excerpt, error)
 
 
+# Triton 3.x's CompilationError shows at most this many source lines, ending with the error's
+# (triton/compiler/errors.py: source_line_count_max_in_message).
+TRITON_EXCERPT_LINES = 12
+
+
 def triton_expected(kind: str, line: int, col: int, def_line: int, excerpt: str, error: str) -> Expected:
     """Triton's report of an error at 1-based `line`, `col` in the kernel whose `def` is on `def_line`; `excerpt`
-    is the source from the def line through the error line."""
+    is the source from the def line through the error line (Triton prints its last TRITON_EXCERPT_LINES)."""
+    shown = "\n".join(excerpt.split("\n")[-TRITON_EXCERPT_LINES:])
     return Expected("compile_error", kind, "triton", line, f"at {line - def_line + 1}:{col}:",
-                    f"{excerpt}\n{' ' * col}^\n{error}")
+                    f"{shown}\n{' ' * col}^\n{error}")
 
 
 def _assigned(code: str, j: int, end: int) -> bool:
@@ -1125,11 +1130,8 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
         full = full_params(variant, params)
         reason = launch_limits(variant, full, gpu, task.dtype, task)
         if reason and "shared memory" in reason:
-            need = variant.smem_bytes(full, task.dtype, task)
-            limit = TRITON_SMEM_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
             return Expected("launch_error", "triton_out_of_resources", "runtime", None,
-                            f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
-                            f"{need}, Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
+                            f"triton.runtime.errors.OutOfResources: {reason}")
         return OK
     missing, gated = _lacking(variant, task.dtype, task.gpu)
     if gated:

@@ -11,9 +11,17 @@ launch with T threads: ptxas caps its registers to fit (spilling instead), as th
 says (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#launch-bounds), so it is never refused for
 registers and needs no record.
 
-Regenerate (nvcc on PATH; a few minutes on 2 cores):
+Triton's shared memory (`--triton`, `triton_smem.tsv`): Triton only finds out at launch that its pipeline
+stages do not fit (`OutOfResources`), so the simulator claims it only from Triton's own allocation, recorded for
+every legal Triton (task, variant, tile parameters) whose estimate reaches half the GPU's limit (below that
+every recorded figure fits with room to spare), compiled once per distinct kernel (ops sharing a snippet,
+GPUs sharing a cc, fp16/bf16 and the grid-placement constants share a figure: catalog/resources.py says why).
+
+Regenerate (nvcc on PATH; a few minutes on 2 cores; Triton: about an hour on 2 cores):
     python -m generator record-resources            # rewrites generator/catalog/resources.tsv
     python -m generator record-resources --check    # exit 1 when the recorded table differs from a fresh run
+    python -m generator record-resources --triton [--check]   # the same for generator/catalog/triton_smem.tsv
+    python -m generator record-resources --triton --classes attn_prefill,attn_decode,conv   # some kernel classes
 """
 from __future__ import annotations
 
@@ -25,10 +33,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generator.catalog.resources import COLUMNS, TABLE, Usage, key
+from generator.catalog.resources import (COLUMNS, PLACEMENT, RECORD_FROM, TABLE, TRITON_COLUMNS, TRITON_LIMIT,
+                                         TRITON_TABLE, Usage, key, read_triton_table, triton_key)
 from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 from generator.catalog.tasks import all_tasks
-from generator.kernels.compilers import batch_unit, gencode, nvcc_path
+from generator.kernels import templating
+from generator.kernels.compilers import batch_unit, gencode, nvcc_path, triton_shared, triton_unavailable
 from generator.catalog.variants import legal_on, register_suspect, variants_for
 from generator.kernels import render
 
@@ -128,21 +139,121 @@ def record(jobs: int = 2, batch_size: int = 16) -> str:
     return "\n".join(head + sorted(rows)) + "\n"
 
 
+# ---- Triton ------------------------------------------------------------------------------------------------
+
+_BOUND = re.compile(r"^[A-Za-z_]\w* = \{\{SHAPE_(\w+)\}\}", re.M)
+
+
+def bound_shape(op: str, variant) -> tuple[str, ...]:
+    """The shape values a Triton render binds as module constants (e.g. HEAD_DIM = {{SHAPE_D}}): the only part of
+    the shape its kernels are specialized on (every other size is a runtime argument)."""
+    paths = [templating.template_path("triton", variant.kernel_class, variant.tag)]
+    snippet = templating.snippet_path("triton", variant.kernel_class, op)
+    texts = [p.read_text(encoding="utf-8") for p in paths + ([snippet] if snippet else [])]
+    return tuple(dict.fromkeys(name for text in texts for name in _BOUND.findall(text)))
+
+
+def triton_suspects(ops=None, classes=None):
+    """(key, task, variant, params) for every legal Triton configuration (of `ops` and kernel `classes`, default
+    all) whose shared-memory estimate reaches RECORD_FROM of the GPU's limit, one per table key (placement
+    constants at their defaults)."""
+    seen: set = set()
+    for task in all_tasks(ops):
+        if task.impl != "triton":
+            continue
+        gpu = GPUS[task.gpu]
+        limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
+        for v in variants_for(task.op, "triton"):
+            if not legal_on(v, gpu, task.dtype) or classes is not None and v.kernel_class not in classes:
+                continue
+            constants = bound_shape(task.op, v)
+            defaults = v.default_params()
+            for params in v.all_params():
+                if v.smem_bytes(params, task.dtype, task) < RECORD_FROM * limit:
+                    continue
+                params = {k: (defaults[k] if k in PLACEMENT else x) for k, x in params.items()}
+                k = triton_key(task, v, params, constants)
+                if k not in seen:
+                    seen.add(k)
+                    yield k, task, v, params
+
+
+def triton_version() -> str:
+    import triton
+    return f"triton {triton.__version__}"
+
+
+# GEMM `grouped` is `pipelined` with another program-id -> tile mapping (scalar integer arithmetic), so the two
+# allocate the same shared memory: one compile stands for both (tests/kernels/test_triton_smem.py checks a pair).
+SAME_KERNEL = {("gemm", "grouped"): "pipelined"}
+# Triton lowers tl.dot to mma.sync with cp.async pipelining on sm_80, sm_86 and sm_120 alike (wgmma only on
+# sm_90), so their swizzled tiles and stage counts, and the allocation, are the same; only the limit differs.
+SAME_PIPELINE = {"sm_86": "sm_80", "sm_120": "sm_80"}
+
+
+def record_triton(jobs: int = 2, classes=None, keep: Path | None = None) -> str:
+    """The Triton table's full text, compiled afresh for the kernel `classes` (default all), with the rows of
+    the other classes kept from the table `keep`: one compile per distinct kernel (ops sharing a snippet give
+    the same source up to names; the first op's render stands for them). A configuration Triton cannot compile
+    at all is left out and named on stderr."""
+    rows, by_kernel = [], {}
+    recorded = set()
+    if classes is not None and keep is not None and keep.is_file():
+        _version, kept, kept_classes = read_triton_table(keep)
+        recorded |= kept_classes - set(classes)
+        rows += ["\t".join(k + (str(x),)) for k, x in kept.items() if OPS[k[0]].kernel_class in recorded]
+    for k, task, v, params in triton_suspects(classes=classes):
+        recorded.add(v.kernel_class)
+        snippet = templating.snippet_path("triton", v.kernel_class, task.op)
+        tag = SAME_KERNEL.get((v.kernel_class, v.tag), v.tag)
+        kernel = (v.kernel_class, tag, snippet and snippet.name, k[2], SAME_PIPELINE.get(k[3], k[3])) + k[4:]
+        by_kernel.setdefault(kernel, []).append((k, task, v, params))
+    kernels = list(by_kernel.values())
+    figures = triton_shared([render(task, v, params) for (_k, task, v, params), *_ in kernels], jobs=jobs,
+                            log=lambda done, n: print(f"record-resources: {done}/{n} Triton kernels", file=sys.stderr))
+    for same, shared in zip(kernels, figures):
+        if shared < 0:
+            print(f"record-resources: Triton cannot compile {' '.join(same[0][0])}: left out", file=sys.stderr)
+            continue
+        rows += ["\t".join(k + (str(shared),)) for k, *_ in same]
+    head = ["# Shared memory Triton allocates (ttg.shared = triton.compile(...).metadata.shared) per kernel, for the",
+            "# Triton configurations whose launch could be refused (OutOfResources); bf16 reads the fp16 row, "
+            "GROUP_M/SPLIT_K are placement only;",
+            f"# regenerate: {COMMAND} --triton --classes {','.join(sorted(recorded))}",
+            f"# triton: {triton_version()}", f"# classes: {' '.join(sorted(recorded))}", "\t".join(TRITON_COLUMNS)]
+    return "\n".join(head + sorted(set(rows))) + "\n"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, default=TABLE, help=f"table to write (default {TABLE.name})")
+    parser.add_argument("--out", type=Path, help=f"table to write (default {TABLE.name}, --triton {TRITON_TABLE.name})")
     parser.add_argument("--check", action="store_true", help="compare a fresh recording with the table; write nothing")
+    parser.add_argument("--triton", action="store_true", help="record Triton's shared memory instead of ptxas's figures")
+    parser.add_argument("--classes", help="--triton: only these kernel classes (comma-separated; default all)")
     parser.add_argument("--jobs", type=int, default=2)
 
 
 def run(args) -> int:
-    if nvcc_path() is None:
+    if args.triton:
+        why = triton_unavailable()
+        if why:
+            print(f"record-resources: {why}", file=sys.stderr)
+            return 2
+        args.out = args.out or TRITON_TABLE
+        classes = set(args.classes.split(",")) if args.classes else None
+        if args.check and classes is None and args.out.is_file():   # check what the table covers
+            classes = read_triton_table(args.out)[2]
+        text = record_triton(args.jobs, classes, keep=None if args.check else args.out)
+    elif nvcc_path() is None:
         print("record-resources: nvcc not found (looked on PATH, /usr/local/cuda/bin, /usr/local/bin)", file=sys.stderr)
         return 2
-    text = record(args.jobs)
+    else:
+        args.out = args.out or TABLE
+        text = record(args.jobs)
     if args.check:
         same = args.out.is_file() and args.out.read_text(encoding="utf-8") == text
         print(f"record-resources: {args.out} {'matches' if same else 'DIFFERS from'} a fresh recording")
         return 0 if same else 1
     args.out.write_text(text, encoding="utf-8")
-    print(f"record-resources: wrote {args.out} ({text.count(chr(10)) - 4} configurations)")
+    print(f"record-resources: wrote {args.out} ({sum(not x.startswith(('#', 'op')) for x in text.splitlines())} "
+          "configurations)")
     return 0

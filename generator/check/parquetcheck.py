@@ -59,8 +59,7 @@ def _file_problems(path: Path, rel: str, schema: pa.Schema, id_field: str, sourc
         return
     columns = [id_field, "op", "gpu"] if split else [id_field]
     got = reader.read(columns=columns).to_pylist()
-    want = [row[id_field] for row in _rows(source) if id_field in row
-            and (split is None or ("op" in row and "gpu" in row and validation.split_of(row) == split))]
+    want = [row[id_field] for row in _rows(source, id_field) if split is None or validation.split_of(row) == split]
     if [r[id_field] for r in got] != want:
         yield rel, None, Problem("parquet_files", f"{len(got)} rows whose ids are not those of {source.name}'s "
                                  f"{split or 'tasks'} ({len(want)} rows, in order): a stale copy")
@@ -71,14 +70,13 @@ def _file_problems(path: Path, rel: str, schema: pa.Schema, id_field: str, sourc
             return
 
 
-def _rows(source: Path) -> Iterator[dict]:
-    """The JSONL source's rows that parse (the row scan reports the others; rows without an id or a split key,
-    which the writer never makes, are left to it too)."""
+def _rows(source: Path, id_field: str) -> Iterator[dict]:
+    """The JSONL source's rows that parse and carry an id, an op and a gpu (the row scan reports the others)."""
     with open(source, "rb") as f:
         for line in f:
             try:
                 row = orjson.loads(line)
             except orjson.JSONDecodeError:
                 continue
-            if isinstance(row, dict):
+            if isinstance(row, dict) and all(isinstance(row.get(k), str) for k in (id_field, "op", "gpu")):
                 yield row

@@ -43,7 +43,7 @@ def test_stats_are_computed_from_rows(folder):
     assert stats["data_bytes"] == (folder / "sessions.jsonl").stat().st_size
     assert "reached the benchmark" in stats["attempts"]["definition"]
     card = (folder / "README.md").read_text()
-    assert card.startswith("---\n") and "batches/*.jsonl" in card and "tasks_holdout.jsonl" in card
+    assert card.startswith("---\n") and "data/sessions/train-*.parquet" in card and "tasks_holdout.jsonl" in card
     assert f"{SESSIONS}" in card
 
 
@@ -68,8 +68,9 @@ def test_load_dataset(folder, streaming, tmp_path):
     assert isinstance(first["trace"][0]["params"], dict)
     hold = datasets.load_dataset(str(folder), "holdout", split="test", streaming=streaming, cache_dir=str(tmp_path))
     assert sum(1 for _ in hold) == HOLDOUT
-    if not streaming:
-        assert sessions.num_rows == SESSIONS
+    if not streaming:          # train and validation together are every session
+        validation = datasets.load_dataset(str(folder), "sessions", split="validation", cache_dir=str(tmp_path))
+        assert sessions.num_rows + validation.num_rows == SESSIONS
 
 
 def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, tmp_path):

@@ -45,8 +45,8 @@ def test_layout_stats_and_qa(folder):
 
 
 def test_every_config_loads(folder, tmp_path):
-    episodes = datasets.load_dataset(str(folder), "episodes", cache_dir=str(tmp_path))
-    assert sum(split.num_rows for split in episodes.values()) == EPISODES       # train + validation
+    episodes = datasets.load_dataset(str(folder), "episodes", cache_dir=str(tmp_path))   # train and validation
+    assert sum(split.num_rows for split in episodes.values()) == EPISODES
     assert isinstance(episodes["train"][0]["shape"], dict)
     hold = datasets.load_dataset(str(folder), "holdout", split="test", streaming=True)
     assert sum(1 for _ in hold) == HOLDOUT

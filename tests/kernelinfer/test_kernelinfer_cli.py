@@ -8,7 +8,8 @@ from generator.__main__ import main
 from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
 SESSIONS, HOLDOUT = 104, 12
-NO_VIEWS = "--no-views"   # view files: kernelswarm's CLI test (writer, reuse, --num-proc), tests/test_views.py (rows)
+NO_VIEWS = "--no-views"   # the seed's JSONL-only layout here; the Parquet layout and views: kernelswarm's CLI test
+                          # (writer, reuse, --num-proc), tests/write/ (conftest folders), tests/test_views.py (rows)
 
 
 def files(folder):
@@ -43,7 +44,8 @@ def test_stats_are_computed_from_rows(folder):
     assert stats["data_bytes"] == (folder / "sessions.jsonl").stat().st_size
     assert "reached the benchmark" in stats["attempts"]["definition"]
     card = (folder / "README.md").read_text()
-    assert card.startswith("---\n") and "data/sessions/train-*.parquet" in card and "tasks_holdout.jsonl" in card
+    assert card.startswith("---\n") and "batches/*.jsonl" in card and "tasks_holdout.jsonl" in card
+    assert ".parquet" not in card and not (folder / "data").exists()         # --no-views: no Parquet at all
     assert f"{SESSIONS}" in card
 
 
@@ -68,9 +70,8 @@ def test_load_dataset(folder, streaming, tmp_path):
     assert isinstance(first["trace"][0]["params"], dict)
     hold = datasets.load_dataset(str(folder), "holdout", split="test", streaming=streaming, cache_dir=str(tmp_path))
     assert sum(1 for _ in hold) == HOLDOUT
-    if not streaming:          # train and validation together are every session
-        validation = datasets.load_dataset(str(folder), "sessions", split="validation", cache_dir=str(tmp_path))
-        assert sessions.num_rows + validation.num_rows == SESSIONS
+    if not streaming:          # the JSONL layout has one split: every session
+        assert sessions.num_rows == SESSIONS
 
 
 def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, tmp_path):

@@ -9,11 +9,11 @@ from generator.kernelinfer import dataset as ki
 
 def add_arguments(parser) -> None:
     g = parser.add_argument_group("kernelinfer")
-    g.add_argument("--ki-gen", type=int, default=ki.DEFAULT_SESSIONS,
+    g.add_argument("--ki-gen", type=int, default=ki.KERNELINFER.default_rows,
                    help="sessions for the in-process generation timing (default: the full default scale, so the "
                    "one-time scans of each template family are amortized as in a real run)")
     g.add_argument("--ki-small", type=int, default=200, help="sessions of the small CLI run")
-    g.add_argument("--ki-full", type=int, default=ki.DEFAULT_SESSIONS, help="sessions of the full CLI run (0 skips)")
+    g.add_argument("--ki-full", type=int, default=ki.KERNELINFER.default_rows, help="sessions of the full CLI run (0 skips)")
     g.add_argument("--ki-profile", action="store_true", help="print the top functions of the generation profile")
 
 

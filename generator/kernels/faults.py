@@ -115,6 +115,9 @@ char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uin
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
 sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
                                                                              # -> `cosl` is declared, not undefined
+# ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
+_HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long
+void this true false using while break float short union in is def del as""".split())
 
 
 @lru_cache(maxsize=4096)

@@ -57,8 +57,8 @@ struct State {
 template <class Op>
 __device__ __forceinline__ float score(const float (&q)[Lanes<Op>::KP][VEC], const scalar_t* k, bool valid, int glane)
 {
-    using L = Lanes<Op>;
     float dot = 0.f;
+    using L = Lanes<Op>;
     if (valid) {
 #pragma unroll
         for (int kp = 0; kp < L::KP; ++kp) {
@@ -77,8 +77,8 @@ __device__ __forceinline__ float score(const float (&q)[Lanes<Op>::KP][VEC], con
 template <class Op>
 __device__ __forceinline__ void accumulate(State<Op>& st, float s, const scalar_t* v, int glane)
 {
-    using L = Lanes<Op>;
     const float p = exp2f(s - st.m);
+    using L = Lanes<Op>;
     st.l += p;
 #pragma unroll
     for (int vp = 0; vp < L::VP; ++vp) {

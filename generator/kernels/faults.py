@@ -113,6 +113,9 @@ char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uin
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
 sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
                                                                              # -> `cosl` is declared, not undefined
+# ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
+_HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long
+void this true false using while break float short union in is def del as""".split())
 
 
 @lru_cache(maxsize=4096)
@@ -535,7 +538,11 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
 
 
 def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
-    """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel)."""
+    """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel). Most
+    renders declare none (dynamic shared memory): they skip the scans (a tune step's fault is tried on every
+    render, ~55 % of them without one)."""
+    if not _SHARED.search(source.text):
+        return []
     code = scanner.code_view(source.text, "cuda")
     kernels = _kernels(code)
     sites = []

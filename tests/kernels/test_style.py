@@ -154,3 +154,26 @@ def test_styles_pick_among_a_templates_structural_alternatives():
     finished = {"__shfl_down_sync" in render(task, v, {}, style=replace(PLAIN, seed=s)).text for s in range(16)}
     assert finished == {True, False}                  # both ways are written, each by some engineers
     assert replace(PLAIN, seed=3).pick(options) == replace(PLAIN, seed=3).pick(options)
+
+
+# A line only the alternative has, per alternative file: each is picked by some engineers and renders its way.
+ALTERNATIVE_MARKS = {
+    "cuda/gemm/smem_tiled~swizzled.cu": "const int first_m = tile / per_group * SWIZZLE;",
+    "cuda/attn_decode/warp_per_head~two_pass.cu": "for (int pass = 0; pass < 2; ++pass) {",
+    "cuda/elementwise/vectorized~raw_words.cu": "using W = typename Word<sizeof(T) * N>::type;",
+    "triton/gemm/blocked~column_major.py": "return pid % tiles_m, pid // tiles_m",
+}
+
+
+@pytest.mark.parametrize("rel", sorted(ALTERNATIVE_MARKS))
+def test_each_structural_alternative_is_written_by_some_engineers(rel):
+    lang, kernel_class, name = rel.split("/")
+    tag = name.split("~")[0]
+    task = next(t for t in all_tasks() if t.impl == lang and OPS[t.op].kernel_class == kernel_class
+                and any(v.tag == tag for v in _renderable(t)))
+    v = next(v for v in _renderable(task) if v.tag == tag)
+    mark = ALTERNATIVE_MARKS[rel]
+    texts = [render(task, v, {}, style=replace(PLAIN, seed=s)).text for s in range(32)]
+    assert {mark in t for t in texts} == {True, False}
+    assert mark in (TEMPLATE_ROOT / rel).read_text() and mark not in (TEMPLATE_ROOT / lang / kernel_class /
+                                                                        f"{tag}{EXTENSIONS[lang][0]}").read_text()

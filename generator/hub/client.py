@@ -17,14 +17,19 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 import huggingface_hub
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError
 
-if TYPE_CHECKING:
-    from generator.hub.network import Retry
+
+class Retry(Protocol):
+    """What every Hub call goes through: `generator.hub.network.Retry` (timeouts, the one retry layer). A protocol,
+    so this module need not import the one that imports it."""
+
+    def call(self, fn: Callable, *args, **kwargs): ...
+
 
 REPO_TYPE = "dataset"
 CARD = "README.md"

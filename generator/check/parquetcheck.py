@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from generator.catalog import validation
-from generator.check.rowscan import Problem
+from generator.check.rowscan import Problem, json_objects
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, PARQUET_DIR, parquet_name
 from generator.write.views import SPLITS
@@ -72,11 +71,4 @@ def _file_problems(path: Path, rel: str, schema: pa.Schema, id_field: str, sourc
 
 def _rows(source: Path, id_field: str) -> Iterator[dict]:
     """The JSONL source's rows that parse and carry an id, an op and a gpu (the row scan reports the others)."""
-    with open(source, "rb") as f:
-        for line in f:
-            try:
-                row = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and all(isinstance(row.get(k), str) for k in (id_field, "op", "gpu")):
-                yield row
+    return (row for row in json_objects(source) if all(isinstance(row.get(k), str) for k in (id_field, "op", "gpu")))

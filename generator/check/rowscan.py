@@ -217,3 +217,18 @@ def _type_name(value) -> str | None:
         return None
     return {int: "int", float: "float"}.get(type(value)) or jsonl_lint.json_type(value)
 
+
+def json_objects(path: Path) -> Iterator[dict]:
+    """The lines of a JSONL file that parse as JSON objects, one at a time (the row scan reports the others; a
+    missing file has none): what the rules that compare a derived file with its source read."""
+    try:
+        with open(path, "rb") as stream:
+            for line in stream:
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(row, dict):
+                    yield row
+    except FileNotFoundError:
+        return

@@ -14,10 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-import orjson
 import pyarrow as pa
 
-from generator.check.rowscan import Problem
+from generator.check.rowscan import Problem, json_objects
 from generator.check.schemas import compiled
 from generator.dataset import Dataset, View
 from generator.layout import VIEW_DIR, shard_name, view_name
@@ -91,7 +90,7 @@ class _Source:
     def __init__(self, view: View, id_field: str, folder: Path, shard: int):
         self.rule, self.id_field, self.shard = view.rule, id_field, shard_name(shard)
         self.path = folder / self.shard
-        self.rows = _main_rows(self.path)
+        self.rows = json_objects(self.path)
         self.group: list[tuple[int, dict]] = []      # (row number, view row) of one main row
 
     def add(self, n: int, row: dict) -> list[tuple[int, Problem]]:
@@ -107,7 +106,7 @@ class _Source:
         key = group[0][1][self.id_field]
         main = next((r for r in self.rows if r.get(self.id_field) == key), None)
         if main is None:              # out of the shard's order (the writer never does it): search it again
-            self.rows = _main_rows(self.path)
+            self.rows = json_objects(self.path)
             main = next((r for r in self.rows if r.get(self.id_field) == key), None)
         if main is None:
             return [(group[0][0], Problem("view_source", f"{self.id_field} {key} is not in {self.shard}"))]
@@ -116,18 +115,3 @@ class _Source:
                     for k, message in self.rule(main, [row for _n, row in group])]
         except (KeyError, IndexError, TypeError):
             return []           # a main row its schema rejects: the shard's own findings say why
-
-
-def _main_rows(path: Path) -> Iterator[dict]:
-    """The rows of a shard that parse as JSON objects (the row scan reports the others), one line at a time."""
-    try:
-        with open(path, "rb") as stream:
-            for line in stream:
-                try:
-                    row = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(row, dict):
-                    yield row
-    except FileNotFoundError:
-        return

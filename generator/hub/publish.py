@@ -117,16 +117,34 @@ def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str, merged: bo
     work.mkdir(parents=True)
     schemas = {f"schema/{p.name}": p.read_bytes()               # package data: not always a file system
                for p in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name) if p.name.endswith(".schema.json")}
-    staged = link_stage(folder, dataset, work, rels, schemas)
-    card = render_staged_card(work, dataset, repo_id=repo_id).encode()    # sizes of the files as staged
-    (work / hub.CARD).write_bytes(card)
-    staged = replace(staged, files=staged.files + 1, copied_bytes=staged.copied_bytes + len(card),
-                     unique_bytes=staged.unique_bytes + len(card))
-    if not validate(work):
-        shutil.rmtree(work, ignore_errors=True)
-        return None
+    try:
+        staged = link_stage(folder, dataset, work, rels, schemas)
+        card = staged_card(work, dataset, repo_id)
+        if card is not None:
+            (work / hub.CARD).write_bytes(card)
+            staged = replace(staged, files=staged.files + 1, copied_bytes=staged.copied_bytes + len(card),
+                             unique_bytes=staged.unique_bytes + len(card))
+        if not validate(work):          # also says what made the card unwritable (stats.json, the first row)
+            shutil.rmtree(work, ignore_errors=True)
+            return None
+        if card is None:
+            print(f"{folder}: cannot write the card from stats.json and the first row; nothing sent", file=sys.stderr)
+            shutil.rmtree(work, ignore_errors=True)
+            return None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)   # never leave a partial stage behind
+        raise
     work.rename(out)
     return staged
+
+
+def staged_card(work: Path, dataset: Dataset, repo_id: str) -> bytes | None:
+    """The staged folder's card for `repo_id` (sizes of the files as staged), or None when its stats.json or first
+    row cannot be read: files from outside, which the validator then reports line by line."""
+    try:
+        return render_staged_card(work, dataset, repo_id=repo_id).encode()
+    except (OSError, ValueError, TypeError, AttributeError, KeyError):
+        return None
 
 
 def managed(dataset: Dataset) -> Callable[[str], bool]:
@@ -156,6 +174,11 @@ def print_staged(staged: Staged, where: Path, dataset: Dataset) -> None:
           f"MB written, {staged.unique_bytes / 1e6:,.1f} MB of unique data"
           + (f" (+{staged.repeated_bytes / 1e6:,.1f} MB merged {dataset.merged_file}, a link to the shards' "
              "concatenation)" if staged.repeated_bytes else ""))
+
+
+def redact(text: str, token: str | None) -> str:
+    """`text` with the token replaced by `***` (a server may echo it back in an error)."""
+    return text.replace(token, "***") if token else text
 
 
 def token_from_env() -> str | None:
@@ -200,7 +223,7 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, retry: net
             try:
                 remote = hub.remote_files(api, args.repo_id, args.revision, retry=retry.once())
             except hub.HubError as error:
-                print(f"remote not readable ({error}); states unknown", file=sys.stderr)
+                print(f"remote not readable ({redact(str(error), token)}); states unknown", file=sys.stderr)
                 remote = None
             print_plan(hub.make_plan(local, remote, managed(dataset)), dataset.merged_file)
             return 0
@@ -242,6 +265,5 @@ def run(args: argparse.Namespace, *, api_factory=None, token: str | None = None,
         network.install(settings)
         return publish(args, api_factory, token, network.Retry(settings.retry_budget, sleep=sleep), prog)
     except (UsageError, network.SettingError, hub.HubError) as e:
-        message = str(e).replace(token, "***") if token else str(e)
-        print(f"{prog.removeprefix('python ')}: {message}", file=sys.stderr)
+        print(f"{prog.removeprefix('python ')}: {redact(str(e), token)}", file=sys.stderr)
         return getattr(e, "exit_code", hub.EXIT_USAGE)

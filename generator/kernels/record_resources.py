@@ -239,8 +239,12 @@ def run(args) -> int:
             print(f"record-resources: {why}", file=sys.stderr)
             return 2
         args.out = args.out or TRITON_TABLE
+        if args.check and args.classes:
+            print("record-resources: --check re-records every class the table covers; leave out --classes",
+                  file=sys.stderr)
+            return 2
         classes = set(args.classes.split(",")) if args.classes else None
-        if args.check and classes is None and args.out.is_file():   # check what the table covers
+        if args.check and args.out.is_file():   # check what the table covers
             classes = read_triton_table(args.out)[2]
         text = record_triton(args.jobs, classes, keep=None if args.check else args.out)
     elif nvcc_path() is None:

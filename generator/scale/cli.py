@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training rows (default: the dataset's default scale)")
     parser.add_argument("--holdout", type=int_at_least(1), help="held-out tasks (default: the whole benchmark)")
     parser.add_argument("--no-views", dest="views", action="store_false",
-                        help="skip the training views (as the generation commands' --no-views)")
+                        help="the JSONL-only layout, no views or Parquet (as the generation commands' --no-views)")
     parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
                         help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
     parser.add_argument("--engine", choices=("local", "ray", "slurm"), default="local")

@@ -113,7 +113,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.hardware(dataset, stats),
         card_facts.results(dataset, stats),
         _format(dataset, data_format),
-        card_facts.layout(dataset, stats),
+        card_facts.layout(stats),
         *([_views(dataset, stats)] if views and dataset.views else []),
         card_facts.token_lengths(stats),
         *([card_facts.example(dataset, example)] if example is not None else []),
@@ -132,7 +132,7 @@ def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str) -> str:
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
     patterns = {path: name for name, splits in data_files(dataset, data_format_of(stats)).items()
                 for path in splits.values()}
-    for other in (SHARD_PATTERN, dataset.merged_file, f"{QA_DIR}/*.json"):   # raw files, when no config reads them
+    for other in (SHARD_PATTERN, dataset.merged_file, HOLDOUT_FILE, f"{QA_DIR}/*.json"):   # raw files no config reads
         patterns.setdefault(other, None)
     shards = sorted(folder.glob(SHARD_PATTERN))
     example = None

@@ -129,7 +129,7 @@ def folder_disk(folder: Path, patterns: dict[str, str | None]) -> dict:
     return out
 
 
-def layout(dataset: Dataset, stats: dict) -> str:
+def layout(stats: dict) -> str:
     """The files of the folder, the config each makes, and their size on disk (`stats.json` `disk`)."""
     disk = stats.get("disk") or {}
     rows = [f"| `{path}` | {config_cell(d['config'])} | {d['files']:,} | {megabytes(d['bytes'])} |"

@@ -59,7 +59,8 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
                         "most 8); the bytes do not depend on it")
     names = ", ".join(v.name for v in dataset.views)
     parser.add_argument("--no-views", dest="views", action="store_false",
-                        help=f"skip the training views ({names}): no views/ files, no such configs in the card")
+                        help=f"the seed's JSONL-only layout: no training views ({names}), no Parquet "
+                             "(data/, views/), the card's configs read batches/*.jsonl and tasks_holdout.jsonl")
     parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
                         help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
 

@@ -120,6 +120,15 @@ def test_a_server_echoing_the_token_does_not_show_it(tiny, hub_server, capsys, c
     assert TOKEN not in out.out + out.err + caplog.text
 
 
+def test_a_dry_run_does_not_show_an_echoed_token_either(tiny, hub_server, capsys, caplog):
+    caplog.set_level(logging.DEBUG)
+    hub_server.fail("GET", "/tree/", Answer(403, {}, f'{{"error": "token {TOKEN} may not read"}}'.encode()))
+    assert upload(tiny, "--dry-run") == 0                  # the plan is still shown, remote states unknown
+    out = capsys.readouterr()
+    assert "token *** may not read" in out.err and "states unknown" in out.err
+    assert TOKEN not in out.out + out.err + caplog.text
+
+
 @pytest.mark.parametrize("token", ["hf_caf\u00e9Token0123456789", "hf_two words", "hf_tab\there"])
 def test_unsendable_token_is_refused_before_any_request(tiny, hub_server, capsys, token):
     assert upload(tiny, token=token) == hub.EXIT_TOKEN

@@ -170,6 +170,23 @@ def test_stray_files_and_symlinks_are_refused(folder, tmp_path, capsys):
         assert not stage.exists() and remote.calls == [] and TOKEN not in err
 
 
+@pytest.mark.parametrize("stats", [b"{not json", b"[1, 2]", None])
+def test_unreadable_stats_is_invalid_data_not_a_traceback(folder, tmp_path, capsys, stats):
+    """The staged card is made from stats.json and the first row: when they cannot be read, the validator's
+    findings and exit 1, no traceback, and no stage (partial or not) left behind."""
+    bad = tmp_path / "bad" / folder.name
+    shutil.copytree(folder, bad)
+    if stats is None:
+        (bad / "stats.json").unlink()
+    else:
+        (bad / "stats.json").write_bytes(stats)
+    stage = tmp_path / "stage"
+    assert run(bad, FakeHub(), "--dry-run", "--stage-dir", str(stage)) == hub.EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "nothing sent" in err
+    assert not stage.exists() and not list(tmp_path.glob(".stage*"))
+
+
 def test_merged_file_is_a_link_or_left_out(folder, tmp_path, capsys):
     """The merged file is staged as a link to the folder's (its bytes repeat the shards': the plan says Xet
     will not send them again); --no-merged leaves it out and the stage still validates and loads."""

@@ -94,3 +94,11 @@ def test_recorded_rows_and_shared_figures_reproduce_with_the_installed_triton():
     assert got[:3] == [TABLE[over], TABLE[fits], TABLE[over]]
     assert compile_triton(sources[1:2], jobs=1)[0].shared == TABLE[fits]   # = triton.compile(...).metadata.shared
     assert got[3] == got[4] > 0 and got[5] == got[6] > 0
+
+
+@pytest.mark.skipif(triton_unavailable() is not None, reason="Triton is not usable here")
+def test_check_of_a_subset_is_refused_as_usage(capsys):
+    """`--check` compares a fresh recording of every covered class with the table: a subset would always differ."""
+    from generator.__main__ import main
+    assert main(["record-resources", "--triton", "--check", "--classes", "conv"]) == 2
+    assert "leave out --classes" in capsys.readouterr().err

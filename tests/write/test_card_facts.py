@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pyarrow.parquet as pq
-import pytest
 
 from generator import tokens
 from generator.catalog.ops import OPS

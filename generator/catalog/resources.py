@@ -27,19 +27,27 @@ def key(op: str, tag: str, dtype: str, arch: str, shape: dict, params: dict) -> 
             ",".join(f"{k}={v}" for k, v in params.items()))
 
 
-def read_table(path: Path = TABLE) -> tuple[str, dict[tuple[str, ...], Usage]]:
-    """(the recorded nvcc version, key -> Usage). A malformed line is a one-line error naming file and line."""
-    version, rows = "", {}
+def read_tsv(path: Path, columns: tuple[str, ...], counts: int) -> tuple[dict[str, str], list[list[str]]]:
+    """A recorded table: its `# name: value` header lines, and the cells of each row (the last `counts` cells are
+    integers). A malformed line is a one-line error naming file and line."""
+    header, rows = {}, []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("# nvcc: "):
-            version = line[len("# nvcc: "):]
+        if line.startswith("# ") and ": " in line:
+            name, value = line[2:].split(": ", 1)
+            header[name] = value
         if line.startswith("#") or line.startswith("op\t"):
             continue
         cells = line.split("\t")
-        if len(cells) != len(COLUMNS) or not all(c.isdigit() for c in cells[6:]):
-            raise ValueError(f"{path}:{n}: expected {len(COLUMNS)} tab-separated cells {COLUMNS}")
-        rows[tuple(cells[:6])] = Usage(*map(int, cells[6:]))
-    return version, rows
+        if len(cells) != len(columns) or not all(c.isdigit() for c in cells[-counts:]):
+            raise ValueError(f"{path}:{n}: expected {len(columns)} tab-separated cells {columns}")
+        rows.append(cells)
+    return header, rows
+
+
+def read_table(path: Path = TABLE) -> tuple[str, dict[tuple[str, ...], Usage]]:
+    """(the recorded nvcc version, key -> Usage)."""
+    header, rows = read_tsv(path, COLUMNS, len(COLUMNS) - 6)
+    return header.get("nvcc", ""), {tuple(cells[:6]): Usage(*map(int, cells[6:])) for cells in rows}
 
 
 @lru_cache(maxsize=1)
@@ -88,21 +96,10 @@ def triton_key(task, variant, params: dict, constants: tuple[str, ...]) -> tuple
 
 
 def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int], frozenset[str]]:
-    """(the recorded Triton version line, key -> bytes, the kernel classes recorded). A malformed line is a
-    one-line error naming file and line."""
-    version, rows, classes = "", {}, frozenset()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("# triton: "):
-            version = line[len("# triton: "):]
-        if line.startswith("# classes: "):
-            classes = frozenset(line[len("# classes: "):].split())
-        if line.startswith("#") or line.startswith("op\t"):
-            continue
-        cells = line.split("\t")
-        if len(cells) != len(TRITON_COLUMNS) or not cells[-1].isdigit():
-            raise ValueError(f"{path}:{n}: expected {len(TRITON_COLUMNS)} tab-separated cells {TRITON_COLUMNS}")
-        rows[tuple(cells[:-1])] = int(cells[-1])
-    return version, rows, classes
+    """(the recorded Triton version line, key -> bytes, the kernel classes recorded)."""
+    header, rows = read_tsv(path, TRITON_COLUMNS, 1)
+    return (header.get("triton", ""), {tuple(cells[:-1]): int(cells[-1]) for cells in rows},
+            frozenset(header.get("classes", "").split()))
 
 
 @lru_cache(maxsize=1)

@@ -44,6 +44,12 @@ def data_files(dataset: Dataset, data_format: str = "parquet") -> dict[str, dict
             HOLDOUT_CONFIG: {"test": HOLDOUT_PARQUET}}
 
 
+def config_of_pattern(dataset: Dataset, stats: dict) -> dict[str, str]:
+    """File pattern -> the config that reads it, in the layout `stats` describes (the card's Files table)."""
+    return {path: name for name, splits in data_files(dataset, data_format_of(stats)).items()
+            for path in splits.values()}
+
+
 def data_format_of(stats: dict) -> str:
     """The layout of the folder stats.json describes: Parquet configs unless generated with `--no-views` (the
     recorded options say)."""
@@ -130,8 +136,7 @@ def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str) -> str:
     """The card of a folder staged for `repo_id`: its stats.json, its files' sizes, its first row, the repo id in
     every load snippet."""
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
-    patterns = {path: name for name, splits in data_files(dataset, data_format_of(stats)).items()
-                for path in splits.values()}
+    patterns = config_of_pattern(dataset, stats)
     for other in (SHARD_PATTERN, dataset.merged_file, HOLDOUT_FILE, f"{QA_DIR}/*.json"):   # raw files no config reads
         patterns.setdefault(other, None)
     shards = sorted(folder.glob(SHARD_PATTERN))

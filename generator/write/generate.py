@@ -21,9 +21,10 @@ from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.catalog import validation
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE, view_name
+from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE,
+                              view_name)
 from generator.write import card_facts, figures
-from generator.write.card import data_files, data_format_of, render_card
+from generator.write.card import config_of_pattern, render_card
 from generator.write.parquet import read_rows, to_parquet
 from generator.write.plots import render_plots
 from generator.write.views import WINDOW_TOKENS, ParquetFiles
@@ -142,9 +143,8 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
         if options["views"]:
             files[HOLDOUT_PARQUET] = to_parquet(dataset.config(HOLDOUT_CONFIG).features, holdout_rows)
-        configs = {path: name for name, splits in data_files(dataset, data_format_of(summary)).items()
-                   for path in splits.values()}
-        summary["disk"] = card_facts.disk_usage(dataset, configs, results, data_bytes, files)
+        summary["disk"] = card_facts.disk_usage(dataset, config_of_pattern(dataset, summary), results, data_bytes,
+                                                files)
         files[STATS_FILE] = orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         files.update(render_plots(summary))
         files[CARD_FILE] = render_card(dataset, summary, example=results[0]["example"]).encode()

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     left = missing(spec)
     if left:
-        print(f"scale: {len(left)} shards are not done (first: {left[0]}); run the shard tasks first",
+        print(f"scale: {len(left)} of {spec.shards} shards are not done (first: {left[0]}); run the shard tasks first",
               file=sys.stderr)
         return 2
     problems = finish(spec, args.workers)

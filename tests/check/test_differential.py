@@ -21,7 +21,7 @@ from generator.registry import row_features
 from generator.check.validate import validate_paths
 
 SCHEMAS = ("session", "episode", "task")
-N_FAST, N_SLOW = 500, 3000
+N_FAST, N_SLOW = 200, 3000
 
 VALUES = [None, True, False, 0, 1, -1, 7, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64 - 1,
           0.0, -0.0, 1.5, 0.25, 3.0, 1e-11, 1.5e-7, 0.1 + 0.2, 0.012514, 1.797e308, 5e-324, 1e20, 123456.789012345,

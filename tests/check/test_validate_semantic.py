@@ -1,8 +1,6 @@
 """Semantic rules: real simulator rows pass them; each broken invariant is reported at its line, naming the rule."""
 from __future__ import annotations
 
-import copy
-
 import orjson
 import pytest
 
@@ -13,6 +11,11 @@ from generator.catalog.tasks import make_task
 from generator.check.validate import validate_paths
 from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 from generator.kernelswarm.checks import CHECKS as KS_CHECKS
+
+
+def json_copy(row: dict) -> dict:
+    """A deep copy of a JSON row (a tenth of copy.deepcopy's time: the mutant loops copy thousands of rows)."""
+    return orjson.loads(orjson.dumps(row))
 
 
 def _task(op: str = "rmsnorm"):
@@ -35,7 +38,7 @@ def episode() -> dict:
 
 
 def _broken(row: dict, edit) -> dict:
-    row = copy.deepcopy(row)
+    row = json_copy(row)
     edit(row)
     return row
 
@@ -162,7 +165,7 @@ def _gated_tags(row: dict) -> list[str]:
 
 def _episode_mutant(row: dict, rng) -> dict:
     """`row` with one thing changed, mostly to a value the same field holds elsewhere in the row."""
-    row = copy.deepcopy(row)
+    row = json_copy(row)
     msgs = row["messages"]
     i = int(rng.integers(len(msgs)))
     pick = int(rng.integers(9))
@@ -240,7 +243,7 @@ def sessions(session) -> list[dict]:
 
 def _session_mutant(row: dict, rng) -> dict:
     """`row` with one thing changed, mostly to a value the same field holds elsewhere in the row."""
-    row = copy.deepcopy(row)
+    row = json_copy(row)
     trace, msgs = row["trace"], row["messages"]
     i = int(rng.integers(len(trace)))
     pick = int(rng.integers(7))

@@ -7,7 +7,7 @@ import pytest
 from generator.__main__ import main
 from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
-SESSIONS, HOLDOUT = 104, 12
+SESSIONS, HOLDOUT = 101, 12          # two shards: 100 sessions and 1
 NO_VIEWS = "--no-views"   # the seed's JSONL-only layout here; the Parquet layout and views: kernelswarm's CLI test
                           # (writer, reuse, --num-proc), tests/write/ (conftest folders), tests/test_views.py (rows)
 

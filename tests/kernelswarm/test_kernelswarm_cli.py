@@ -8,7 +8,7 @@ import pytest
 from generator.__main__ import main
 from generator.kernelswarm.checks import CHECKS as KS_CHECKS
 
-EPISODES, HOLDOUT = 130, 7
+EPISODES, HOLDOUT = 101, 7           # two shards: 100 episodes and 1
 
 
 def files(folder):

@@ -15,7 +15,7 @@ from generator.layout import shard_name, view_name
 from generator.scale import cli, engines
 from generator.scale.shards import RunSpec, done_name, make_shard
 
-SEED, ROWS, HOLDOUT = 3, 201, 10          # 3 shards
+SEED, ROWS, HOLDOUT = 3, 101, 10          # 2 shards: 100 rows and 1
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -39,37 +39,36 @@ def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
     pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
     assert scale(tmp_path / "ray", "--engine", "ray", "--workers", "2") == 0
     got, want = files(tmp_path / "ray"), files(cli_folder)
-    assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(3)]
-    assert [name for name in got if name.startswith("views/steps/")] == [view_name("steps", i) for i in range(3)]
+    assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(2)]
+    assert [name for name in got if name.startswith("views/steps/")] == [view_name("steps", i) for i in range(2)]
     assert got == want
 
 
 def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
     out = tmp_path / "resumed"
     spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT)
-    for shard in (0, 2):                                   # done before the kill
-        make_shard(spec, shard)
-    (out / shard_name(1)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 1's
-    (out / view_name("steps", 1)).write_bytes(b"PAR1 cut off")                 # view file (no marker yet)
-    made = [shard_name(i) for i in (0, 2)] + [view_name("steps", i) for i in (0, 2)]
+    make_shard(spec, 1)                                    # done before the kill, after the missing one
+    (out / shard_name(0)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 0's
+    (out / view_name("steps", 0)).write_bytes(b"PAR1 cut off")                 # view file (no marker yet)
+    made = [shard_name(1), view_name("steps", 1)]
     before = {rel: (out / rel).stat().st_mtime_ns for rel in made}
     assert scale(out) == 0
-    assert "1 of 3 shards to make" in capsys.readouterr().err
+    assert "1 of 2 shards to make" in capsys.readouterr().err
     assert {rel: (out / rel).stat().st_mtime_ns for rel in made} == before
     got = files(out)
-    assert view_name("steps", 1) in got and got == files(cli_folder)
-    assert scale(out) == 0 and "0 of 3 shards to make" in capsys.readouterr().err
+    assert view_name("steps", 0) in got and got == files(cli_folder)
+    assert scale(out) == 0 and "0 of 2 shards to make" in capsys.readouterr().err
 
 
 def test_other_options_or_missing_shards_are_refused(tmp_path, capsys):
     out = tmp_path / "partial"
-    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT), 0)
+    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT), 1)
     assert scale(out, "--finish-only") == 2
-    assert "2 shards are not done" in capsys.readouterr().err
+    assert "1 of 2 shards are not done (first: 0)" in capsys.readouterr().err
     assert main(["scale", "kernelinfer", "--out", str(out), "--seed", "4", "--rows", str(ROWS),
                  "--holdout", str(HOLDOUT)]) == 2
     assert "holds a run with other options" in capsys.readouterr().err
-    assert not (out / done_name(1)).exists()
+    assert not (out / done_name(0)).exists()
 
 
 def test_missing_ray_gives_the_install_hint(monkeypatch, tmp_path):

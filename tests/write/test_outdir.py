@@ -127,9 +127,9 @@ def test_interrupted_reruns_never_leave_the_user_without_a_complete_folder(tmp_p
     shutil.copytree(ref, out)
     want = tree(ref)
     rng = random.Random(19)
-    for trial in range(6):      # SIGKILL and SIGINT, each with and without a shard to regenerate
+    for trial in range(4):      # SIGKILL and SIGINT, each with and without a shard to regenerate
         shard = out / "batches/batch_000.jsonl"
-        if trial % 3 == 1:
+        if trial >= 2:
             shard.write_bytes(shard.read_bytes() + b"\n")     # the rerun must regenerate it
         old = tree(out)
         proc = generate(out)

@@ -11,6 +11,7 @@ import datasets
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from generator.catalog import validation
 from generator.check.validate import validate_paths
@@ -125,15 +126,17 @@ def move_one_row(folder: Path, view: str, k: int) -> str:
     return view_name(view, "train", 0)
 
 
-def test_a_train_view_row_from_a_validation_row_is_one_finding_naming_file_and_row(generated, tmp_path):
-    """Red team: the leak the split exists to prevent. The stats.json counts per split are moved along, so the only
-    thing wrong is the row's split."""
-    folder = tmp_path / "kernelinfer"
-    shutil.copytree(generated("kernelinfer"), folder)
-    rel = move_one_row(folder, "steps", 5)
+@pytest.mark.parametrize("dataset, view", [("kernelinfer", "steps"), ("kernelswarm", "agent_turns")])
+def test_a_train_view_row_from_a_validation_row_is_one_finding_naming_file_and_row(generated, tmp_path, dataset,
+                                                                                  view):
+    """Red team: the leak the split exists to prevent, in a view with a rule (steps) and one without. The stats.json
+    counts per split are moved along, so the only thing wrong is the row's split."""
+    folder = tmp_path / dataset
+    shutil.copytree(generated(dataset), folder)
+    rel = move_one_row(folder, view, 0)
     stats = orjson.loads((folder / "stats.json").read_bytes())
-    stats["splits"]["views"]["steps"]["train"] += 1
-    stats["splits"]["views"]["steps"]["validation"] -= 1
+    stats["splits"]["views"][view]["train"] += 1
+    stats["splits"]["views"][view]["validation"] -= 1
     (folder / "stats.json").write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     found = validate_paths([folder]).findings
     rows = pq.read_metadata(folder / rel).num_rows

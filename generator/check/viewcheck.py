@@ -98,19 +98,17 @@ class Checker:
         """Each view's rows, in all and per split, against stats.json (when it parsed)."""
         if self.stats is None:
             return
-        recorded = self.stats.get("tokens") or {}
-        per_split = (self.stats.get("splits") or {}).get("views") or {}
         for view in self.dataset.views:
             if (view.name, SPLITS[0]) not in self.counts:
                 continue
             where = f"{VIEW_DIR}/{view.name}"
             n = sum(self.counts[view.name, s] for s in SPLITS)
-            stated = (recorded.get(view.name) or {}).get("rows")
+            stated = _at(self.stats, "tokens", view.name, "rows")
             if stated != n:
                 yield where, None, Problem("view_count", f"{n} rows but stats.json records {stated!r} "
                                                          f"(tokens.{view.name}.rows)")
             for split in SPLITS:
-                stated = (per_split.get(view.name) or {}).get(split) if isinstance(per_split, dict) else None
+                stated = _at(self.stats, "splits", "views", view.name, split)
                 if stated != self.counts[view.name, split]:
                     yield where, None, Problem("view_count", f"{self.counts[view.name, split]} {split} rows but "
                                                              f"stats.json records {stated!r} "
@@ -121,6 +119,16 @@ class Checker:
                 most = None        # stats.json's own schema findings tell what is wrong there
             if most is not None and n > most:
                 yield where, None, Problem("view_count", f"{n} rows, more than the {most} the main rows give")
+
+
+def _at(document, *keys):
+    """document[k1][k2]..., or None where a level is missing or not a mapping (stats.json's own schema findings
+    tell why)."""
+    for key in keys:
+        if not isinstance(document, dict):
+            return None
+        document = document.get(key)
+    return document
 
 
 class _Source:

@@ -245,10 +245,11 @@ def _views(dataset: Dataset, stats: dict) -> str:
 
 def _view_split_table(dataset: Dataset, stats: dict) -> str:
     """Rows per split of the main config and of each view (stats.json `splits`), or nothing when not recorded."""
-    splits = stats.get("splits") or {}
-    counts = {dataset.main_config.name: splits, **(splits.get("views") or {})}
+    splits = stats.get("splits") if isinstance(stats.get("splits"), dict) else {}
+    views = splits.get("views") if isinstance(splits.get("views"), dict) else {}
+    counts = {dataset.main_config.name: splits, **views}
     rows = [f"| `{config}` | " + " | ".join(f"{n[s]:,}" for s in SPLITS) + " |"
-            for config, n in counts.items() if all(isinstance(n.get(s), int) for s in SPLITS)]
+            for config, n in counts.items() if isinstance(n, dict) and all(isinstance(n.get(s), int) for s in SPLITS)]
     if len(rows) < 2:
         return ""
     return ("Rows per split (`stats.json` `splits`):\n\n| config | " + " | ".join(SPLITS) + " |\n|---|"

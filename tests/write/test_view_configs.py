@@ -14,9 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from generator.catalog import validation
+from generator.check import viewcheck
 from generator.check.validate import validate_paths
 from generator.layout import VIEW_DIR, view_name, view_pattern
 from generator.registry import DATASETS
+from generator.write.card import render_card
 from generator.write.parquet import read_rows
 from generator.write.views import SPLITS
 
@@ -142,3 +144,13 @@ def test_a_train_view_row_from_a_validation_row_is_one_finding_naming_file_and_r
     rows = pq.read_metadata(folder / rel).num_rows
     assert [(Path(f.path).relative_to(folder).as_posix(), f.line, f.kind) for f in found] == [(rel, rows, "view_split")]
     assert "validation row" in found[0].message and "not train" in found[0].message
+
+
+@pytest.mark.parametrize("splits", [[1], {"views": [2]}, {"views": {"steps": 3}}, {"views": {"steps": {"train": "x"}}}])
+def test_malformed_split_counts_are_findings_not_exceptions(splits):
+    dataset = DATASETS["kernelinfer"]
+    stats = {"generator": {"views": True}, "splits": splits, "tokens": {"steps": {"rows": 0}}}
+    found = [(rel, p.kind) for rel, _line, p in viewcheck.Checker(dataset, 1, stats).totals()]
+    assert found == [(f"{VIEW_DIR}/steps", "view_count")] * 2            # train and validation, nothing recorded
+    card = render_card(dataset, {"generator": stats["generator"], "splits": splits})
+    assert "### `steps`" in card and "| `steps` |" not in card           # the card leaves the table out

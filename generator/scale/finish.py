@@ -54,11 +54,10 @@ def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
     cross-file checks come from the shard markers, above). The temporary copy holds one shard's files at a time."""
     ds = registry.get(spec.dataset)
     store = spec.store
-    views = viewcheck.Checker(ds, spec.shards, stats)
-    copies = parquetcheck.Checker(ds, [shard_name(i) for i in range(spec.shards)], stats)
+    shards = [shard_name(i) for i in range(spec.shards)]
+    views, copies = viewcheck.Checker(ds, spec.shards, stats), parquetcheck.Checker(ds, shards, stats)
+    derived = {source: [] for source in [*shards, HOLDOUT_FILE]}   # JSONL -> [(checker, a Parquet file made from it)]
     found = []
-    derived: dict[str, list[tuple[object, str]]] = {shard_name(i): [] for i in range(spec.shards)}
-    derived[HOLDOUT_FILE] = []
     for checker, folder in ((views, VIEW_DIR), (copies, PARQUET_DIR)):
         have = store.listing(folder)
         found += checker.listing(have)
@@ -68,7 +67,8 @@ def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(tmp)
         for source, files in derived.items():
-            for rel in [source] + [rel for _checker, rel in files]:
+            copied = [source, *(rel for _checker, rel in files)]
+            for rel in copied:
                 (local / rel).parent.mkdir(parents=True, exist_ok=True)
                 with store.open(rel, "rb") as src, open(local / rel, "wb") as dst:
                     shutil.copyfileobj(src, dst, CHUNK)
@@ -76,7 +76,7 @@ def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
             problems += [f"{spec.url}/{source}:{f.line}: {f.message}" for f in report.findings]
             for checker, rel in files:
                 found += checker.file(local, rel)
-            for rel in [source] + [rel for _checker, rel in files]:
+            for rel in copied:
                 (local / rel).unlink()
     found += views.totals()
     return problems + [f"{spec.url}/{rel}:{line}: {p.kind}: {p.message}" if line else

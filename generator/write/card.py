@@ -32,8 +32,8 @@ def data_files(dataset: Dataset, data_format: str = "parquet") -> dict[str, dict
     """config -> {split: path pattern} of a generated folder (and of the Hub repo staged from it).
 
     `parquet` (the default layout): every config reads zstd Parquet: the `train` and `validation` splits of the
-    main config and of each training view, and the held-out tasks. `jsonl` (a `--no-views` folder: the seed layout only): the
-    main config reads the JSONL shards, the holdout config `tasks_holdout.jsonl`. Never both in one card:
+    main config and of each training view, and the held-out tasks. `jsonl` (a `--no-views` folder: the seed
+    layout only): the main config reads the JSONL shards, the holdout config `tasks_holdout.jsonl`. Never both in one card:
     `load_dataset(folder)` picks one file reader for every config of a card (from the first config's files)."""
     if data_format == "jsonl":
         return {c.name: {c.split: c.pattern} for c in dataset.configs_with(views=False)}

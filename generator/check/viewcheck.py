@@ -167,8 +167,10 @@ class _Source:
             (n, Problem("view_split", f"{self.id_field} {key} ({self.shard}) is a {split} row (({main['op']}, "
                                       f"{main['gpu']}) by validation rule {validation.VERSION}): its view rows "
                                       f"belong in the {split} split, not {self.split}")) for n, _row in group]
+        if self.rule is None:
+            return found
         try:
             return found + [(group[k][0], Problem("view_source", f"{self.id_field} {key} ({self.shard}): {message}"))
-                            for k, message in self.rule(main, [row for _n, row in group])] if self.rule else found
+                            for k, message in self.rule(main, [row for _n, row in group])]
         except (KeyError, IndexError, TypeError):
             return found            # a main row its schema rejects: the shard's own findings say why

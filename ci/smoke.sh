@@ -60,7 +60,7 @@ for folder in ("kernelinfer", "kernelswarm"):
     main = next(c for f, c in expected if f == folder)
     assert configs == [main, *views[folder], "holdout"], configs
     for config in configs:
-        splits = {"holdout": ["test"], main: ["train", "validation"]}.get(config, ["train"])
+        splits = ["test"] if config == "holdout" else ["train", "validation"]     # views too
         total = 0
         for split in splits:
             ds = load_dataset(folder, config, split=split)

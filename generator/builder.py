@@ -6,7 +6,8 @@ descriptor's own row functions for a `seed`, so it defines no feature, config or
 
 It reads the seed layout's JSONL (the main rows, the held-out tasks) and the views' Parquet, so it works on a
 `--no-views` folder, on the raw files a user copied, and on the full layout alike; the main config's
-`validation` split is the rows the validation rule (`generator.catalog.validation`) gives it, as in the card.
+`validation` split is the rows the validation rule (`generator.catalog.validation`) gives it, as in the card, and
+a view's splits are its files of each split (or, for a seed, the view rows of that split's main rows).
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from datasets.utils.file_utils import xopen
 from generator.catalog import validation
 from generator.check.schemas import compiled
 from generator.dataset import Dataset, View
-from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards
+from generator.layout import HOLDOUT_CONFIG, SHARD_SIZE, num_shards, view_pattern
 from generator.write.parquet import read_rows
-from generator.write.views import WINDOW_TOKENS
+from generator.write.views import SPLITS, WINDOW_TOKENS
 
 HOMEPAGE = "https://github.com/kernelstrain/kernelstrain"
 LICENSE = "mit"
@@ -94,8 +95,8 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager) -> list[datasets.SplitGenerator]:
         config = self.DATASET.config(self.config.name)
         split = config.split
-        # the main config's rows are split by the validation rule; other configs have their one split
-        splits = (validation.TRAIN, validation.SPLIT) if config.name == self.DATASET.main_config.name else (split,)
+        # the main config's rows are split by the validation rule, a view's by its main rows'; the holdout has one
+        splits = SPLITS if config.name != HOLDOUT_CONFIG else (split,)
         if self.config.seed is not None:
             rows, holdout = self._counts()
             shards = [0] if self.config.name == HOLDOUT_CONFIG else list(range(num_shards(rows)))
@@ -109,8 +110,11 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                     f"config {self.config.name!r} needs data_dir= (a generated folder or Hub snapshot), "
                     f"data_files=, or seed= (with {self.count_field}= and num_holdout=)"
                 )
-            paths = DataFilesDict.from_patterns({split: [config.pattern]}, base_path=self.config.data_dir)[split]
-            data_files = {s: paths for s in splits}
+            if isinstance(config, View):          # a file per split: each split reads its own files whole
+                patterns, splits = {s: [view_pattern(config.name, s)] for s in splits}, ()
+            else:
+                patterns = {s: [config.pattern] for s in splits}
+            data_files = DataFilesDict.from_patterns(patterns, base_path=self.config.data_dir)
         else:
             splits = ()        # the caller's files are its splits, read whole
         files = dl_manager.download({name: list(paths) for name, paths in data_files.items()})
@@ -132,12 +136,8 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
         return rows, holdout
 
     def _generate_examples(self, shards, files, keep=None) -> Iterator[tuple[Key, dict]]:
-        """The rows of `shards` (seed=) or `files`; of the main config only those of split `keep` (when set)."""
-        for key, row in self._examples(shards, files):
-            if keep is None or validation.split_of(row) == keep:
-                yield key, row
-
-    def _examples(self, shards, files) -> Iterator[tuple[Key, dict]]:
+        """The rows of `shards` (seed=) or `files`; when `keep` is set, only those made from main rows of that
+        split (the main config's JSONL, or a view's rows generated for a seed)."""
         if shards is not None:
             gen, (rows, holdout) = self.DATASET, self._counts()
             for shard in shards:
@@ -145,7 +145,8 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
                 if self.config.name == HOLDOUT_CONFIG:
                     generated = gen.holdout_rows(self.config.seed, rows, holdout)
                 else:
-                    generated = gen.rows_for_shard(self.config.seed, rows, holdout, shard)
+                    generated = (row for row in gen.rows_for_shard(self.config.seed, rows, holdout, shard)
+                                 if keep is None or validation.split_of(row) == keep)
                 if isinstance(config, View):
                     generated = (out for row in generated
                                  for out in config.rows_fn(row, window_tokens=self.config.window_tokens))
@@ -158,7 +159,8 @@ class KernelstrainBuilder(datasets.GeneratorBasedBuilder):
             for lineno, row in self._read(config, path):
                 if not rules.is_valid(row):
                     raise _schema_error(rules, path, lineno, row)
-                yield Key(shard, lineno), row
+                if keep is None or validation.split_of(row) == keep:
+                    yield Key(shard, lineno), row
 
     @staticmethod
     def _read(config, path: str) -> Iterator[tuple[int, dict]]:

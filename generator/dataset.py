@@ -34,7 +34,9 @@ class Config:
 @dataclass(frozen=True)
 class View(Config):
     """A training view: a config whose rows are a pure function of one main row (`rows_fn(row,
-    window_tokens=N)`), written per shard as Parquet (`generator.write.views`) and read from there."""
+    window_tokens=N)`), written per shard and split as Parquet (`generator.write.views`: the view rows of the
+    shard's train rows, and of its validation rows) and read from there. `split` is its first split, `pattern`
+    every file of it (`layout.view_pattern(name, split)`: one split's)."""
 
     rows_fn: Callable[..., list[dict]] | None = None
     prompt_form: str = ""     # the card's words on the prompt, completion and reward of a row

@@ -10,7 +10,7 @@ HOLDOUT_CONFIG = "holdout"
 STATS_FILE = "stats.json"
 QA_DIR = "qa_reports"
 CARD_FILE = "README.md"
-VIEW_DIR = "views"                  # views/<config>/<config>_NNN.parquet: one file per shard and view config
+VIEW_DIR = "views"                  # views/<config>/<config>-<split>-NNN.parquet: per shard, view config and split
 PLOT_DIR = "plots"                  # plots/<name>.png: the card's plots, drawn from stats.json
 
 
@@ -27,13 +27,15 @@ def shard_range(shard: int, rows: int) -> range:
     return range(shard * SHARD_SIZE, min((shard + 1) * SHARD_SIZE, rows))
 
 
-def view_pattern(config: str) -> str:
-    return f"{VIEW_DIR}/{config}/*.parquet"
+def view_pattern(config: str, split: str | None = None) -> str:
+    """The files of view `config`'s `split` (None: of every split)."""
+    return f"{VIEW_DIR}/{config}/{config}-{split or '*'}-*.parquet"
 
 
-def view_name(config: str, index: int) -> str:
-    """Shard `index`'s file of view `config` (the config in the file name too: checksums are kept by file name)."""
-    return f"{VIEW_DIR}/{config}/{config}_{index:03d}.parquet"
+def view_name(config: str, split: str, index: int) -> str:
+    """Shard `index`'s file of view `config`'s `split`: the view rows of the shard's rows of that split (the
+    config in the file name too: checksums are kept by file name)."""
+    return f"{VIEW_DIR}/{config}/{config}-{split}-{index:03d}.parquet"
 
 
 PARQUET_DIR = "data"                # data/<config>/<split>-NNN.parquet: the main config's and holdout's Parquet files

@@ -6,44 +6,65 @@ plus the holdout file when stats.json's options say `views: true` (none otherwis
 Arrow schema, hold the ids of its JSONL source in order (a shard's rows of that split, `tasks_holdout.jsonl`'s
 tasks), and every main row must be in the split the validation rule gives it. The values themselves are the
 writer's: made from the same rows in the same worker, checksummed by it; the JSONL rows are the ones the row scan
-checks in full.
+checks in full. `Checker` lets a folder on remote storage be checked a file at a time (`generator.scale.finish`).
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from generator.catalog import validation
-from generator.check.rowscan import Problem, json_objects
+from generator.check.rowscan import Located, Problem, json_objects
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, PARQUET_DIR, parquet_name
 from generator.write.views import SPLITS
 
 
-def check(folder: Path, dataset: Dataset, shards: tuple[Path, ...], stats: dict | None
-          ) -> Iterator[tuple[str, int | None, Problem]]:
-    """(path relative to folder, row number or None, problem) for every problem of the folder's `data/` files."""
-    written = ((stats or {}).get("generator") or {}).get("views") is True
-    main = dataset.main_config
-    sources: dict[str, tuple[Path, str | None]] = {}
-    if written:
-        sources = {parquet_name(main.name, s, i): (shard, s) for i, shard in enumerate(shards) for s in SPLITS}
-        sources[HOLDOUT_PARQUET] = (folder / HOLDOUT_FILE, None)
+def check(folder: Path, dataset: Dataset, shards: tuple[Path, ...], stats: dict | None) -> Located:
+    """Every problem of the folder's `data/` files."""
+    checker = Checker(dataset, [shard.relative_to(folder).as_posix() for shard in shards], stats)
     have = {p.relative_to(folder).as_posix() for p in (folder / PARQUET_DIR).rglob("*") if p.is_file()}
-    for rel in sorted(have - set(sources)):
-        yield rel, None, Problem("parquet_files", "not a Parquet file of this folder (one per shard and split, and "
-                                 f"{HOLDOUT_PARQUET}" + ("" if written else "; generated with --no-views") + ")")
-    for rel in sorted(set(sources) - have):
-        yield rel, None, Problem("parquet_files", f"missing: the Parquet copy of {sources[rel][0].name}")
-    for rel in sorted(set(sources) & have):
-        source, split = sources[rel]
+    yield from checker.listing(have)
+    for rel in sorted(set(checker.want) & have):
+        yield from checker.file(folder, rel)
+
+
+class Checker:
+    """One folder's `data/` check in two parts: the set of files (`listing`), then each file against its JSONL
+    source (`file`, in any order: a folder on remote storage is checked a shard at a time through a local copy)."""
+
+    def __init__(self, dataset: Dataset, shards: list[str], stats: dict | None):
+        """`shards`: the folder's JSONL shards (relative paths, in order)."""
+        self.written = ((stats or {}).get("generator") or {}).get("views") is True
+        self.dataset = dataset
+        self.want: dict[str, tuple[str, str | None]] = {}       # Parquet file -> (its JSONL source, split)
+        if self.written:
+            main = dataset.main_config.name
+            self.want = {parquet_name(main, s, i): (shard, s) for i, shard in enumerate(shards) for s in SPLITS}
+            self.want[HOLDOUT_PARQUET] = (HOLDOUT_FILE, None)
+
+    def source(self, rel: str) -> str:
+        """The JSONL file (relative path) that `rel` is a copy of."""
+        return self.want[rel][0]
+
+    def listing(self, have: Iterable[str]) -> Located:
+        have = set(have)
+        for rel in sorted(have - set(self.want)):
+            yield rel, None, Problem("parquet_files", "not a Parquet file of this folder (one per shard and split, "
+                                     f"and {HOLDOUT_PARQUET}" + ("" if self.written else "; generated with --no-views")
+                                     + ")")
+        for rel in sorted(set(self.want) - have):
+            yield rel, None, Problem("parquet_files", f"missing: the Parquet copy of {Path(self.want[rel][0]).name}")
+
+    def file(self, folder: Path, rel: str) -> Located:
+        source, split = folder / self.want[rel][0], self.want[rel][1]
         if not source.is_file():
-            continue                     # the folder's layout findings tell
-        config = main if split else dataset.config(HOLDOUT_CONFIG)
-        id_field = dataset.id_field if split else "task_id"
+            return                       # the folder's layout findings tell
+        config = self.dataset.main_config if split else self.dataset.config(HOLDOUT_CONFIG)
+        id_field = self.dataset.id_field if split else "task_id"
         try:
             yield from _file_problems(folder / rel, rel, config.features.arrow_schema, id_field, source, split)
         except (pa.ArrowException, OSError) as exc:
@@ -51,7 +72,7 @@ def check(folder: Path, dataset: Dataset, shards: tuple[Path, ...], stats: dict 
 
 
 def _file_problems(path: Path, rel: str, schema: pa.Schema, id_field: str, source: Path, split: str | None
-                   ) -> Iterator[tuple[str, int | None, Problem]]:
+                   ) -> Located:
     reader = pq.ParquetFile(path)
     if not reader.schema_arrow.remove_metadata().equals(schema.remove_metadata()):
         yield rel, None, Problem("parquet_files", "columns or types differ from the config's features")

@@ -25,6 +25,9 @@ class Problem(NamedTuple):
     message: str
 
 
+Located = Iterator[tuple[str, "int | None", Problem]]   # a derived file's findings: (relative path, row or None, problem)
+
+
 class Record(NamedTuple):
     """What the cross-file rules need from one parsed row (small; the row itself is dropped)."""
 

@@ -41,7 +41,7 @@ def layout_patterns(dataset: Dataset, merged: bool) -> re.Pattern:
         rf"{SHARD_DIR}/batch_\d{{3,}}\.jsonl",
         rf"{PARQUET_DIR}/{main}/(train|validation)-\d{{3,}}\.parquet",
         rf"{PARQUET_DIR}/{HOLDOUT_CONFIG}/test-\d{{3,}}\.parquet",
-        rf"{VIEW_DIR}/(?P<view>{views})/(?P=view)_\d{{3,}}\.parquet",
+        rf"{VIEW_DIR}/(?P<view>{views})/(?P=view)-(train|validation)-\d{{3,}}\.parquet",
         re.escape(HOLDOUT_FILE), re.escape(STATS_FILE),
         rf"{QA_DIR}/batch_\d{{3,}}\.json",
         rf"{PLOT_DIR}/[A-Za-z0-9][A-Za-z0-9_.-]*\.png",

@@ -2,7 +2,8 @@
 
 It reads only the shard markers (small) and streams each shard once into the merged view, so its memory does
 not grow with the run; the card is written last, so a folder with a card is a finished one. It produces the very
-files the local CLI does (the same `generate.extra_files`), and is safe to rerun.
+files the local CLI does (the same `generate.extra_files`), and is safe to rerun. A local output is validated as
+the local CLI's folder is; a remote one through the same checks, a shard's files at a time.
 """
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import orjson
+
 from generator import registry
+from generator.check import parquetcheck, viewcheck
 from generator.check.validate import validate_paths
-from generator.layout import HOLDOUT_FILE, shard_name
+from generator.layout import HOLDOUT_FILE, PARQUET_DIR, STATS_FILE, VIEW_DIR, shard_name
 from generator.scale.shards import RunSpec, read_summary
 from generator.write.generate import extra_files, folder_check
 
@@ -40,22 +44,40 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
     local = store.local_path()
     if local is not None:
         return folder_check(problems, jobs)(local)
-    return problems + _validate_remote(spec)
+    return problems + _validate_remote(spec, orjson.loads(files[STATS_FILE]))
 
 
-def _validate_remote(spec: RunSpec) -> list[str]:
-    """Each data file through the validator, one at a time through a local temporary copy (the cross-file
-    checks come from the shard markers, above)."""
+def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
+    """The folder's files checked as a local folder's are, one JSONL source at a time through a local temporary
+    copy: a shard (or the held-out tasks) through the validator, then the Parquet files made from it (`data/` and
+    `views/`, by `parquetcheck` and `viewcheck`), and at the end the view counts against stats.json (the
+    cross-file checks come from the shard markers, above). The temporary copy holds one shard's files at a time."""
     ds = registry.get(spec.dataset)
-    targets = [(shard_name(i), ds.schema) for i in range(spec.shards)] + [(HOLDOUT_FILE, "task")]
+    store = spec.store
+    shards = [shard_name(i) for i in range(spec.shards)]
+    views, copies = viewcheck.Checker(ds, spec.shards, stats), parquetcheck.Checker(ds, shards, stats)
+    derived = {source: [] for source in [*shards, HOLDOUT_FILE]}   # JSONL -> [(checker, a Parquet file made from it)]
+    found = []
+    for checker, folder in ((views, VIEW_DIR), (copies, PARQUET_DIR)):
+        have = store.listing(folder)
+        found += checker.listing(have)
+        for rel in sorted(set(checker.want) & set(have)):
+            derived[checker.source(rel)].append((checker, rel))
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        for rel, schema in targets:
-            local = Path(tmp) / Path(rel).name
-            with spec.store.open(rel, "rb") as src, open(local, "wb") as dst:
-                shutil.copyfileobj(src, dst, CHUNK)
-            report = validate_paths([local], schema=schema)
-            problems += [f"{spec.url}/{rel}:{f.line}: {f.message}" for f in report.findings]
-            local.unlink()
-    return problems
-
+        local = Path(tmp)
+        for source, files in derived.items():
+            copied = [source, *(rel for _checker, rel in files)]
+            for rel in copied:
+                (local / rel).parent.mkdir(parents=True, exist_ok=True)
+                with store.open(rel, "rb") as src, open(local / rel, "wb") as dst:
+                    shutil.copyfileobj(src, dst, CHUNK)
+            report = validate_paths([local / source], schema="task" if source == HOLDOUT_FILE else ds.schema)
+            problems += [f"{spec.url}/{source}:{f.line}: {f.message}" for f in report.findings]
+            for checker, rel in files:
+                found += checker.file(local, rel)
+            for rel in copied:
+                (local / rel).unlink()
+    found += views.totals()
+    return problems + [f"{spec.url}/{rel}:{line}: {p.kind}: {p.message}" if line else
+                       f"{spec.url}/{rel}: {p.kind}: {p.message}" for rel, line, p in found]

@@ -36,6 +36,11 @@ class Store:
     def exists(self, rel: str) -> bool:
         return self.fs.exists(self.path(rel))
 
+    def listing(self, rel: str) -> list[str]:
+        """Every file under folder `rel`, as paths relative to the store's root (none when it does not exist)."""
+        base = self.root.rstrip("/")
+        return sorted(path[len(base) + 1:] for path in self.fs.find(self.path(rel)) if path.startswith(base + "/"))
+
     def read(self, rel: str) -> bytes:
         return self.fs.cat_file(self.path(rel))
 

@@ -16,8 +16,9 @@ from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.catalog import validation
 from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_PATTERN, SHARD_SIZE,
-                              STATS_FILE, parquet_pattern)
+                              STATS_FILE, parquet_pattern, view_pattern)
 from generator.write import card_facts
+from generator.write.views import SPLITS
 
 TASK_CATEGORIES = ["text-generation"]
 COMMON_TAGS = ["cuda", "triton", "kernel-optimization", "gpu", "inference", "llm-inference", "synthetic-data"]
@@ -30,17 +31,17 @@ SIZE_BOUNDS = [
 def data_files(dataset: Dataset, data_format: str = "parquet") -> dict[str, dict[str, str]]:
     """config -> {split: path pattern} of a generated folder (and of the Hub repo staged from it).
 
-    `parquet` (the default layout): every config reads zstd Parquet: the main config's `train` and `validation`
-    splits, the training views and the held-out tasks. `jsonl` (a `--no-views` folder: the seed layout only): the
-    main config reads the JSONL shards, the holdout config `tasks_holdout.jsonl`. Never both in one card:
+    `parquet` (the default layout): every config reads zstd Parquet: the `train` and `validation` splits of the
+    main config and of each training view, and the held-out tasks. `jsonl` (a `--no-views` folder: the seed
+    layout only): the main config reads the JSONL shards, the holdout config `tasks_holdout.jsonl`. Never both in one card:
     `load_dataset(folder)` picks one file reader for every config of a card (from the first config's files)."""
     if data_format == "jsonl":
         return {c.name: {c.split: c.pattern} for c in dataset.configs_with(views=False)}
     if data_format != "parquet":
         raise ValueError(f"unknown data format {data_format!r}; expected jsonl or parquet")
     main = dataset.main_config.name
-    return {main: {s: parquet_pattern(main, s) for s in (validation.TRAIN, validation.SPLIT)},
-            **{v.name: {v.split: v.pattern} for v in dataset.views},
+    return {main: {s: parquet_pattern(main, s) for s in SPLITS},
+            **{v.name: {s: view_pattern(v.name, s) for s in SPLITS} for v in dataset.views},
             HOLDOUT_CONFIG: {"test": HOLDOUT_PARQUET}}
 
 
@@ -221,22 +222,38 @@ def _validation_note(main: str) -> str:
 
 
 def _views(dataset: Dataset, stats: dict) -> str:
-    """The training view configs: what a row is, its prompt form and reward, its columns and token sizes."""
+    """The training view configs: what a row is, its prompt form and reward, its columns, its rows per split."""
     window = (stats.get("generator") or {}).get("window_tokens")
     budget = f"{window:,}" if isinstance(window, int) else "the `--window-tokens`"
-    name = dataset.name
-    calls = "\n".join(f'ds = load_dataset("path/to/{name}", "{v.name}", split="train")' for v in dataset.views)
-    parts = [f"## Training views\n\nConfigs derived from the `{dataset.main_config.name}` rows, one zstd Parquet "
-             f"file per batch (`views/<config>/<config>_NNN.parquet`), each row within {budget} tokens (a "
+    name, main, unit = dataset.name, dataset.main_config.name, dataset.row_unit
+    calls = "\n".join(f'ds = load_dataset("path/to/{name}", "{v.name}", split="{s}")'
+                      for v in dataset.views for s in SPLITS)
+    parts = [f"## Training views\n\nConfigs derived from the `{main}` rows, one zstd Parquet file per batch and "
+             f"split (`views/<config>/<config>-<split>-NNN.parquet`), each row within {budget} tokens (a "
              "conservative count: `ceil(utf8 bytes / 2)` per text plus 8 per chat turn). `tokens` in "
              "`stats.json` gives characters and tokens per row of every config, and the share of rows fitting "
-             "32K and 128K. They are made from every training row, `validation` families included (a view row's "
-             "id names its session or episode):\n\n"
+             f"32K and 128K. Each view has the `{main}` config's two splits: `train` is made from the `train` "
+             f"{unit}s only and `{validation.SPLIT}` from the validation families' {unit}s (rule "
+             f"{validation.VERSION}), so a model trained on a view's `train` split never sees a validation task "
+             f"(a view row's id names its {unit}).\n\n{_view_split_table(dataset, stats)}"
              f"```python\nfrom datasets import load_dataset\n\n{calls}\n```"]
     for v in dataset.views:
         columns = ", ".join(f"`{name}` ({feature_type(f)})" for name, f in v.features.items())
         parts.append(f"### `{v.name}`\n\nOne row: {v.description}. {v.prompt_form}\n\nColumns: {columns}.")
     return "\n\n".join(parts)
+
+
+def _view_split_table(dataset: Dataset, stats: dict) -> str:
+    """Rows per split of the main config and of each view (stats.json `splits`), or nothing when not recorded."""
+    splits = stats.get("splits") if isinstance(stats.get("splits"), dict) else {}
+    views = splits.get("views") if isinstance(splits.get("views"), dict) else {}
+    counts = {dataset.main_config.name: splits, **views}
+    rows = [f"| `{config}` | " + " | ".join(f"{n[s]:,}" for s in SPLITS) + " |"
+            for config, n in counts.items() if isinstance(n, dict) and all(isinstance(n.get(s), int) for s in SPLITS)]
+    if len(rows) < 2:
+        return ""
+    return ("Rows per split (`stats.json` `splits`):\n\n| config | " + " | ".join(SPLITS) + " |\n|---|"
+            + "---|" * len(SPLITS) + "\n" + "\n".join(rows) + "\n\n")
 
 
 def _flatten(stats: dict, prefix: str = "") -> list[tuple[str, object]]:

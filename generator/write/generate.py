@@ -27,7 +27,7 @@ from generator.write import card_facts, figures
 from generator.write.card import config_of_pattern, render_card
 from generator.write.parquet import read_rows, to_parquet
 from generator.write.plots import render_plots
-from generator.write.views import WINDOW_TOKENS, ParquetFiles
+from generator.write.views import SPLITS, WINDOW_TOKENS, ParquetFiles
 from generator.write.writer import OutputError, default_workers, write_dataset
 
 INT64_MAX = 2**63 - 1    # options are recorded as JSON ints (orjson, Arrow int64)
@@ -72,21 +72,25 @@ def task_key(row: dict) -> tuple:
 
 def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[str, bytes] | None = None) -> dict:
     """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, the rows per split of the
-    main config, and each config's characters and tokens per row (the main rows', and those of the shard's view
-    files)."""
+    main config, each config's characters and tokens per row (the main rows', and those of the shard's view
+    files, every split), and the view rows per split."""
     import pyarrow as pa
 
     sizes = {dataset.main_config.name: tokens.sizes(rows)}
-    view_bytes = {}
+    view_splits: dict[str, dict[str, int]] = {}
     for view in dataset.views:
-        data = (views or {}).get(view_name(view.name, shard))
-        if data is not None:
-            sizes[view.name] = tokens.sizes(read_rows(pa.BufferReader(data)))
-            view_bytes[view.name] = len(data)
+        for split in SPLITS:
+            data = (views or {}).get(view_name(view.name, split, shard))
+            if data is not None:
+                chars, counts = tokens.sizes(read_rows(pa.BufferReader(data)))
+                had = sizes.setdefault(view.name, ([], []))
+                had[0].extend(chars)
+                had[1].extend(counts)
+                view_splits.setdefault(view.name, {})[split] = len(counts)
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
             "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
-            "splits": [validation.split_of(r) for r in rows],
+            "splits": [validation.split_of(r) for r in rows], "view_splits": view_splits,
             "figures": figures.shard_figures(dataset.name, rows),
             "file_bytes": {name: len(data) for name, data in (views or {}).items()},
             "example": card_facts.truncated(rows[0]) if shard == 0 else None}
@@ -103,10 +107,17 @@ def token_summary(results: list[dict]) -> dict:
 
 
 def split_summary(results: list[dict]) -> dict:
-    """The main config's rows per split (`generator.catalog.validation`, whose version it names)."""
+    """The main config's rows per split (`generator.catalog.validation`, whose version it names) and, when the
+    views were written, each view's rows per split (`views`)."""
     names = [s for r in results for s in r["splits"]]
-    return {"rule": validation.VERSION, validation.TRAIN: names.count(validation.TRAIN),
-            validation.SPLIT: names.count(validation.SPLIT)}
+    out = {"rule": validation.VERSION, validation.TRAIN: names.count(validation.TRAIN),
+           validation.SPLIT: names.count(validation.SPLIT)}
+    views: dict[str, dict[str, int]] = {}
+    for r in results:
+        for view, counts in r["view_splits"].items():
+            for split, n in counts.items():
+                views.setdefault(view, dict.fromkeys(SPLITS, 0))[split] += n
+    return {**out, "views": views} if views else out
 
 
 def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: list[dict]) -> list[str]:

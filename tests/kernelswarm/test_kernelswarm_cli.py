@@ -58,7 +58,7 @@ def test_same_bytes_any_num_proc(folder, tmp_path):
     assert main(["kernelswarm", "--out", str(two), "--seed", "4", "--episodes", str(EPISODES),
                  "--holdout", str(HOLDOUT), "--num-proc", "2"]) == 0
     views = sorted(n for n in files(folder) if n.startswith("views/"))
-    assert len(views) == 2 * 2, views       # two views x two shards
+    assert len(views) == 2 * 2 * 2, views       # two views x two splits x two shards
     assert files(two) == files(folder)
 
 
@@ -67,7 +67,7 @@ def test_a_rerun_adopts_the_shards_and_their_views(folder, capsys):
     rewritten; the holdout's Parquet is rewritten with the holdout file."""
     kept = ["batches/batch_001.jsonl", *(p.relative_to(folder).as_posix() for p in folder.glob("views/*/*.parquet")),
             *(p.relative_to(folder).as_posix() for p in folder.glob("data/episodes/*.parquet"))]
-    assert len(kept) == 1 + 2 * 2 + 2 * 2       # two views and two splits x two shards
+    assert len(kept) == 1 + 2 * 2 * 2 + 2 * 2       # (two views and the main config) x two splits x two shards
     before = {rel: (folder / rel).stat().st_ino for rel in kept}
     assert main(["kernelswarm", "--out", str(folder), "--seed", "4", "--episodes", str(EPISODES),
                  "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0

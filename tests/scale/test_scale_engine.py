@@ -1,6 +1,7 @@
 """`python -m generator scale`: the Ray path and the local engine write the local CLI's bytes (shards, training
-views and every other file), a restart makes only the shards without a completion marker, and the Slurm path writes job scripts whose commands the CLI
-accepts (no cluster needed)."""
+views and every other file), a restart makes only the shards without a completion marker, a remote (fsspec)
+output's final step validates its Parquet files as a local folder's, and the Slurm path writes job scripts whose
+commands the CLI accepts (no cluster needed)."""
 from __future__ import annotations
 
 import argparse
@@ -8,12 +9,20 @@ import shlex
 import sys
 from pathlib import Path
 
+import orjson
+import pyarrow as pa
 import pytest
 
 from generator.__main__ import main
 from generator.layout import shard_name, view_name
 from generator.scale import cli, engines
+from generator.kernelinfer.dataset import KERNELINFER
 from generator.scale.shards import RunSpec, done_name, make_shard
+from generator.scale.store import Store
+from generator.write.parquet import read_rows, to_parquet
+from generator.write.views import SPLITS
+
+VIEWS = {v.name: v for v in KERNELINFER.views}
 
 SEED, ROWS, HOLDOUT = 3, 101, 10          # 2 shards: 100 rows and 1
 
@@ -40,7 +49,8 @@ def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
     assert scale(tmp_path / "ray", "--engine", "ray", "--workers", "2") == 0
     got, want = files(tmp_path / "ray"), files(cli_folder)
     assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(2)]
-    assert [name for name in got if name.startswith("views/steps/")] == [view_name("steps", i) for i in range(2)]
+    assert [name for name in got if name.startswith("views/steps/")] == sorted(view_name("steps", s, i)
+                                                                             for s in SPLITS for i in range(2))
     assert got == want
 
 
@@ -49,14 +59,14 @@ def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
     spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT)
     make_shard(spec, 1)                                    # done before the kill, after the missing one
     (out / shard_name(0)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 0's
-    (out / view_name("steps", 0)).write_bytes(b"PAR1 cut off")                 # view file (no marker yet)
-    made = [shard_name(1), view_name("steps", 1)]
+    (out / view_name("steps", "train", 0)).write_bytes(b"PAR1 cut off")        # view file (no marker yet)
+    made = [shard_name(1)] + [view_name("steps", s, 1) for s in SPLITS]
     before = {rel: (out / rel).stat().st_mtime_ns for rel in made}
     assert scale(out) == 0
     assert "1 of 2 shards to make" in capsys.readouterr().err
     assert {rel: (out / rel).stat().st_mtime_ns for rel in made} == before
     got = files(out)
-    assert view_name("steps", 0) in got and got == files(cli_folder)
+    assert view_name("steps", "train", 0) in got and got == files(cli_folder)
     assert scale(out) == 0 and "0 of 2 shards to make" in capsys.readouterr().err
 
 
@@ -99,3 +109,34 @@ def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path)
     args = parser.parse_args(shlex.split(next(l for l in final.splitlines() if l.startswith("exec ")))[5:])
     assert args.finish_only and args.out == str(tmp_path / "out") and not args.views
     assert args.window_tokens == 32_768
+
+
+def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys):
+    """An fsspec output that is not a local path (`memory://`: the shard tasks run in this process with one
+    worker) gets the local CLI's bytes, and its final step reads the Parquet files as a local folder's validation
+    does: a view row moved into the wrong split and a cut-off view file are named by URL, file and row."""
+    folder = generated("kernelinfer")
+    made = orjson.loads((folder / "stats.json").read_bytes())["generator"]     # the options that made the folder
+    url = f"memory://scale-remote-{id(folder)}/kernelinfer"
+    store = Store(url)
+    argv = ["scale", "kernelinfer", "--out", url, "--seed", str(made["seed"]), "--rows", str(made["sessions"]),
+            "--holdout", str(made["holdout"]), "--workers", "1"]
+    try:
+        assert main(argv) == 0
+        assert store.local_path() is None and "0 problems" in capsys.readouterr().out
+        got = {rel: store.read(rel) for rel in store.listing("") if not rel.startswith(".")}
+        assert got == files(folder)
+        train, held = (view_name("steps", s, 0) for s in SPLITS)
+        moved = read_rows(pa.BufferReader(store.read(held)))
+        row = next(moved)
+        rows = list(read_rows(pa.BufferReader(store.read(train)))) + [row]
+        store.write(train, to_parquet(VIEWS["steps"].features, rows))
+        store.write(held, to_parquet(VIEWS["steps"].features, moved))
+        store.write(view_name("steps", "validation", 1), b"PAR1 cut off")      # not a file of a 1-shard run
+        assert main([*argv, "--finish-only"]) == 1
+        err = capsys.readouterr().err
+        assert f"{url}/{train}:{len(rows)}: view_split: " in err and "is a validation row" in err
+        assert f"{url}/{view_name('steps', 'validation', 1)}: view_files: not a view file" in err
+        assert f"{url}/views/steps: view_count: " in err          # the counts per split moved too
+    finally:
+        store.fs.rm(store.root, recursive=True)

@@ -34,8 +34,10 @@ def test_yaml_round_trips_to_builder_configs_and_features(dataset, builders, vie
             assert splits == {config.split: config.pattern}
         elif name == builder.DEFAULT_CONFIG_NAME:   # Parquet everywhere; the main config has a validation split
             assert splits == {s: f"data/{name}/{s}-*.parquet" for s in ("train", "validation")}
-        else:
+        elif name == "holdout":
             assert list(splits) == [config.split] and splits[config.split].endswith(".parquet")
+        else:                               # a view: the main config's splits, each from its own files
+            assert splits == {s: f"views/{name}/{name}-{s}-*.parquet" for s in ("train", "validation")}
     main = configs[builder.DEFAULT_CONFIG_NAME]["data_files"][0]["path"]
     assert "sessions.jsonl" not in main and "episodes.jsonl" not in main   # never the merged view too
 

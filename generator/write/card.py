@@ -132,20 +132,24 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
 
 
-def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str) -> str:
+def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str, merged_bytes: int | None = None) -> str:
     """The card of a folder staged for `repo_id`: its stats.json, its files' sizes, its first row, the repo id in
-    every load snippet."""
+    every load snippet. `merged_bytes`: the size of the merged file the push sends beside the staged files (it is
+    never staged: generator.hub.merged), None when it is not sent."""
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
     patterns = config_of_pattern(dataset, stats)
     for other in (SHARD_PATTERN, dataset.merged_file, HOLDOUT_FILE, f"{QA_DIR}/*.json"):   # raw files no config reads
         patterns.setdefault(other, None)
+    disk = card_facts.folder_disk(folder, patterns)
+    if merged_bytes is not None:
+        disk[dataset.merged_file] = {"config": None, "files": 1, "bytes": merged_bytes}
+        disk = {p: disk[p] for p in patterns if p in disk}   # in the table's order
     shards = sorted(folder.glob(SHARD_PATTERN))
     example = None
     if shards:
         with open(shards[0], "rb") as f:
             example = card_facts.truncated(orjson.loads(f.readline()))
-    return render_card(dataset, {**stats, "disk": card_facts.folder_disk(folder, patterns)}, repo_id=repo_id,
-                       example=example)
+    return render_card(dataset, {**stats, "disk": disk}, repo_id=repo_id, example=example)
 
 
 def _version_line(stats: dict) -> str:

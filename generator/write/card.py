@@ -118,7 +118,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.scope(dataset, stats),
         card_facts.hardware(dataset, stats),
         card_facts.results(dataset, stats),
-        _format(dataset, data_format),
+        _format(dataset, data_format, merged=has_merged(dataset, stats)),
         card_facts.layout(stats),
         *([_views(dataset, stats)] if views and dataset.views else []),
         card_facts.token_lengths(stats),
@@ -189,21 +189,28 @@ def feature_type(feature) -> str:
     return type(feature).__name__
 
 
-def _format(dataset: Dataset, data_format: str) -> str:
+def has_merged(dataset: Dataset, stats: dict) -> bool:
+    """Whether the files the card describes include the merged file: what the Files table (`disk`) lists, and
+    so yes without one (the generator always writes it; an upload with --no-merged leaves it out of `disk`)."""
+    return dataset.merged_file in (stats.get("disk") or {dataset.merged_file: 0})
+
+
+def _format(dataset: Dataset, data_format: str, *, merged: bool) -> str:
+    """The rows' fields and the files that hold them (`merged`: the merged file among them)."""
     rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
     holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
     main = dataset.configs[0].name
+    concatenated = f", `{dataset.merged_file}` (the batches concatenated)" if merged else ""
     if data_format == "parquet":
         layout = (f"Every config reads zstd Parquet: `data/{main}/train-NNN.parquet` and `validation-NNN.parquet` "
                   f"(one of each per batch), `{HOLDOUT_PARQUET}`, and the training views under `views/`; `shape` "
                   "and `params` are JSON columns that load as dicts. The same rows are also here as JSONL, one row "
                   f"per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each, train and validation rows "
-                  f"together), `{dataset.merged_file}` (the batches concatenated) and `tasks_holdout.jsonl`; "
+                  f"together){concatenated} and `tasks_holdout.jsonl`; "
                   "no config reads them.\n\n" + _validation_note(main))
     else:
         layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` "
-                  f"config), `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config), "
-                  "`tasks_holdout.jsonl`.")
+                  f"config){concatenated}, `tasks_holdout.jsonl`.")
     return (
         f"## Format\n\n{dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)

@@ -206,12 +206,13 @@ def test_merged_file_is_sent_from_the_folder_not_staged(folder, tmp_path, capsys
     line = f"{len(shards):>14,} {hashlib.sha256(shards).hexdigest():64} {merged}"
     assert [x for x in out.splitlines() if x.endswith(f" {merged}")] == [f"{'new':9} {line}"]
     assert f"of which {len(shards) / 1e6:,.1f} MB ({merged}, sent from {folder / merged}, not staged) repeat" in out
-    assert f"| `{merged}` | - | 1 |" in (stage / "README.md").read_text()
+    card = (stage / "README.md").read_text()
+    assert f"| `{merged}` | - | 1 |" in card and f"`{merged}` (the batches concatenated)" in card
     stage = tmp_path / "without"
     assert run(folder, FakeHub(), "--dry-run", "--no-merged", "--stage-dir", str(stage)) == 0
     out = capsys.readouterr().out
     assert not (stage / merged).exists() and f" {merged}" not in out and "repeat the shards" not in out
-    assert f"`{merged}` |" not in (stage / "README.md").read_text()
+    assert merged not in (stage / "README.md").read_text()                # nor in its prose
 
 
 def test_stale_merged_file_is_refused(folder, tmp_path, capsys):

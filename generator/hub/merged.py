@@ -3,8 +3,8 @@
 The merged file is the shards concatenated (the seed's layout). Staged, even as a hard link to the folder's file,
 it made the stage hold its inode as well as the shards': 1.94x the unique data on disk. So it is not staged. The
 plan and the push take the folder's own merged file, once it is proven to be the STAGED shards (the ones the
-validator passed) read one after another: the same size and the same sha256. The sha256 the plan shows and the Hub
-gets is so the shards' concatenation, whatever the folder's file held since it was written.
+validator passed) read one after another: the same size and the same sha256. So the bytes sent under its name are
+the validated shards' bytes, and the sha256 the plan shows is theirs; a stale merged file is refused, not sent.
 
 Why the folder's file by path, and not a file object that reads the staged shards one after another: huggingface_hub
 2.4 sends a file object (`io.BufferedIOBase`) over plain HTTP LFS, never Xet, and does so for every file of a commit

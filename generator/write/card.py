@@ -200,17 +200,18 @@ def _format(dataset: Dataset, data_format: str, *, merged: bool) -> str:
     rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
     holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
     main = dataset.configs[0].name
-    concatenated = f", `{dataset.merged_file}` (the batches concatenated)" if merged else ""
     if data_format == "parquet":
+        raw = f", `{dataset.merged_file}` (the batches concatenated)" if merged else ""
         layout = (f"Every config reads zstd Parquet: `data/{main}/train-NNN.parquet` and `validation-NNN.parquet` "
                   f"(one of each per batch), `{HOLDOUT_PARQUET}`, and the training views under `views/`; `shape` "
                   "and `params` are JSON columns that load as dicts. The same rows are also here as JSONL, one row "
                   f"per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each, train and validation rows "
-                  f"together){concatenated} and `tasks_holdout.jsonl`; "
+                  f"together){raw} and `tasks_holdout.jsonl`; "
                   "no config reads them.\n\n" + _validation_note(main))
     else:
+        raw = f", `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config)" if merged else ""
         layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` "
-                  f"config){concatenated}, `tasks_holdout.jsonl`.")
+                  f"config){raw}, `tasks_holdout.jsonl`.")
     return (
         f"## Format\n\n{dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)

@@ -73,6 +73,18 @@ def test_merged_file_is_the_staged_shards_sent_with_their_sha256(tiny, hub_serve
     assert hub_server.announced["sessions.jsonl"] == hashlib.sha256(shards).hexdigest()
 
 
+def test_with_xet_on_the_data_goes_to_xet_not_http(tiny, hub_server, monkeypatch, caplog):
+    """Why the merged file is sent by path: huggingface_hub sends a commit holding a file object over plain HTTP
+    LFS, every file of it (its warning: "Uploading files as a binary IO buffer is not supported by Xet Storage");
+    with paths only it asks the Hub for a Xet write token. The fake Hub has no Xet, so the push fails (exit 5),
+    but only after asking for Xet, never falling back to HTTP."""
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", False)
+    caplog.set_level(logging.WARNING)
+    assert upload(tiny) == hub.EXIT_NETWORK
+    assert hub_server.count("GET", "/xet-write-token/") >= 1
+    assert hub_server.count("PUT", "/fake-lfs/") == 0 and "binary IO buffer" not in caplog.text
+
+
 def test_stalled_answer_ends_in_exit_5_within_the_budget(tiny, hub_server, tmp_path):
     """The real CLI in a subprocess, endpoint and budget from the environment; the fake Hub never answers the tree
     listing (which huggingface_hub requests with `timeout=None`: only our per-request timeouts end it)."""

@@ -66,7 +66,7 @@ def parts(folder: Path, workdir: Path) -> dict[str, float]:
 
     def stage_once() -> None:
         shutil.rmtree(stage, ignore_errors=True)
-        publish.stage(folder, dataset, stage, "jsonl")
+        publish.stage(folder, dataset, stage, repo_id="org/name")
 
     times["stage"] = best(stage_once)
     times["hash"] = best(lambda: hub.local_files(stage))

@@ -61,7 +61,7 @@ class LocalFile:
     path: str        # path in the repo, POSIX
     size: int
     sha256: str
-    file: Path       # the staged file
+    file: Path       # the file sent: staged, or the folder's merged file (generator.hub.merged)
 
     def git_oid(self) -> str:
         """Git blob id, what the Hub reports for files not stored in LFS. Made on demand: only a remote non-LFS
@@ -79,16 +79,24 @@ class PlanEntry:
     size: int
     sha256: str
     state: str       # new | changed | unchanged | delete | unknown (remote not readable)
+    file: Path | None = None   # what is sent (None for a deletion)
+
+
+def sha256_of(paths: Iterable[Path]) -> tuple[int, str]:
+    """(size, sha256) of the files read one after another, streamed (files can be hundreds of MB)."""
+    sha, size = hashlib.sha256(), 0
+    for path in paths:
+        with open(path, "rb") as f:
+            while chunk := f.read(8 << 20):
+                sha.update(chunk)
+                size += len(chunk)
+    return size, sha.hexdigest()
 
 
 def hash_file(root: Path, rel: str) -> LocalFile:
-    """sha256 of one staged file, streamed (files can be hundreds of MB)."""
-    path = root / rel
-    sha = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(8 << 20):
-            sha.update(chunk)
-    return LocalFile(rel, path.stat().st_size, sha.hexdigest(), path)
+    """One staged file with its size and sha256."""
+    size, sha256 = sha256_of([root / rel])
+    return LocalFile(rel, size, sha256, root / rel)
 
 
 def local_files(stage: Path) -> list[LocalFile]:
@@ -180,7 +188,7 @@ def make_plan(local: Iterable[LocalFile], remote: dict | None, managed: Callable
             state = "new"
         else:
             state = "unchanged" if same(f, remote[f.path]) else "changed"
-        entries.append(PlanEntry(f.path, f.size, f.sha256, state))
+        entries.append(PlanEntry(f.path, f.size, f.sha256, state, f.file))
     for path in sorted(remote or {}):
         if path not in staged and managed(path):
             entries.append(PlanEntry(path, remote[path].size, "", "delete"))
@@ -202,7 +210,7 @@ def commit_batches(plan: list[PlanEntry]) -> list[list[PlanEntry]]:
     return batches + ([last] if last else [])
 
 
-def push(api, stage: Path, plan: list[PlanEntry], *, repo_id: str, revision: str | None, create_pr: bool,
+def push(api, plan: list[PlanEntry], *, repo_id: str, revision: str | None, create_pr: bool,
          message: str, retry: Retry, log: Callable[[str], None]) -> list[str]:
     """Send what the plan says in as many commits as needed; return the commit (or PR) URLs."""
     batches = commit_batches(plan)
@@ -210,7 +218,7 @@ def push(api, stage: Path, plan: list[PlanEntry], *, repo_id: str, revision: str
     for i, batch in enumerate(batches, 1):
         operations = [
             CommitOperationDelete(path_in_repo=e.path) if e.state == "delete"
-            else CommitOperationAdd(path_in_repo=e.path, path_or_fileobj=str(stage / e.path))
+            else CommitOperationAdd(path_in_repo=e.path, path_or_fileobj=str(e.file))
             for e in batch
         ]
         title = message if len(batches) == 1 else f"{message} ({i}/{len(batches)})"

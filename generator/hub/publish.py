@@ -3,7 +3,8 @@
 
 Order: stage a Hub-ready copy (only the files the dataset layout defines, hard-linked: `generator.hub.stage`;
 the card with YAML configs and dataset_info from the builders; schema/), validate the STAGED folder (refuse on any
-problem), then send only what the remote lacks.
+problem), prove the folder's merged file is the staged shards concatenated (`generator.hub.merged`: it is sent from
+the folder, never staged), then send only what the remote lacks.
 Exit codes: 0 ok, 1 invalid data (or the Hub refused it), 2 usage, 3 missing/invalid token, 4 no permission,
 5 network failure after retries.
 """
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 from generator.hub import client as hub, network, preflight
-from generator.hub.stage import StageError, Staged, select, stage as link_stage
+from generator.hub.merged import merged_file
+from generator.hub.stage import StageError, Staged, disk_bytes, select, stage as link_stage
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_FILE, PARQUET_DIR, PLOT_DIR, QA_DIR, SHARD_DIR, STATS_FILE, VIEW_DIR
 from generator.registry import DATASETS
@@ -57,8 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="validate and stage, print each file (path, size, sha256, new/changed/unchanged) and stop")
     p.add_argument("--no-merged", dest="merged", action="store_false",
-                   help="leave out the merged sessions.jsonl / episodes.jsonl (the shards concatenated; Xet "
-                        "deduplicates its chunks against the shards', so it costs little to send)")
+                   help="leave out the merged sessions.jsonl / episodes.jsonl (the shards concatenated: never "
+                        "staged, sent from the folder once proven equal to the staged shards; Xet deduplicates "
+                        "its chunks against the shards', so it costs little to send)")
     p.add_argument("--commit-message", default=None, help="commit message (default: 'Upload <dataset>')")
     p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist; on the folder's file "
                    "system, or files are copied instead of hard-linked) instead of a temporary one beside the folder")
@@ -105,25 +108,28 @@ def validate(staged: Path) -> bool:
     return False
 
 
-def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str, merged: bool = True) -> Staged | None:
+def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str,
+          merged: bool = True) -> tuple[Staged, hub.LocalFile | None] | None:
     """Assemble the Hub-ready folder at `out` (must not exist): the layout's files hard-linked, the card (for
     `repo_id`) and schemas written; built under a temporary name and renamed only when the validator passes it
-    (None when not: nothing left behind). StageError when the folder holds files the layout does not define.
+    (None when not: nothing left behind). StageError when the folder holds files the layout does not define, or
+    (`merged`) when its merged file is not the staged shards concatenated. Returns the stage and, with `merged`,
+    the folder's merged file as sent beside it (never staged: `generator.hub.merged`).
 
     Never stages a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
-    rels = select(folder, dataset, merged=merged)
+    rels = select(folder, dataset)
     work = out.with_name(f".{out.name}.partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     schemas = {f"schema/{p.name}": p.read_bytes()               # package data: not always a file system
                for p in sorted(SCHEMA_DIR.iterdir(), key=lambda p: p.name) if p.name.endswith(".schema.json")}
     try:
-        staged = link_stage(folder, dataset, work, rels, schemas)
-        card = staged_card(work, dataset, repo_id)
+        staged = link_stage(folder, work, rels, schemas)
+        shard_bytes = sum((work / rel).stat().st_size for rel in rels if rel.startswith(f"{SHARD_DIR}/"))
+        card = staged_card(work, dataset, repo_id, shard_bytes if merged else None)
         if card is not None:
             (work / hub.CARD).write_bytes(card)
-            staged = replace(staged, files=staged.files + 1, copied_bytes=staged.copied_bytes + len(card),
-                             unique_bytes=staged.unique_bytes + len(card))
+            staged = replace(staged, files=staged.files + 1, copied_bytes=staged.copied_bytes + len(card))
         if not validate(work):          # also says what made the card unwritable (stats.json, the first row)
             shutil.rmtree(work, ignore_errors=True)
             return None
@@ -131,18 +137,20 @@ def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str, merged: bo
             print(f"{folder}: cannot write the card from stats.json and the first row; nothing sent", file=sys.stderr)
             shutil.rmtree(work, ignore_errors=True)
             return None
+        sent_beside = merged_file(folder, work, dataset) if merged else None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)   # never leave a partial stage behind
         raise
     work.rename(out)
-    return staged
+    return staged, sent_beside
 
 
-def staged_card(work: Path, dataset: Dataset, repo_id: str) -> bytes | None:
-    """The staged folder's card for `repo_id` (sizes of the files as staged), or None when its stats.json or first
-    row cannot be read: files from outside, which the validator then reports line by line."""
+def staged_card(work: Path, dataset: Dataset, repo_id: str, merged_bytes: int | None) -> bytes | None:
+    """The staged folder's card for `repo_id` (sizes of the files as staged, and of the merged file sent beside
+    them), or None when its stats.json or first row cannot be read: files from outside, which the validator then
+    reports line by line."""
     try:
-        return render_staged_card(work, dataset, repo_id=repo_id).encode()
+        return render_staged_card(work, dataset, repo_id=repo_id, merged_bytes=merged_bytes).encode()
     except (OSError, ValueError, TypeError, AttributeError, KeyError):
         return None
 
@@ -154,26 +162,28 @@ def managed(dataset: Dataset) -> Callable[[str], bool]:
     return lambda path: path in names or path.startswith(prefixes)
 
 
-def print_plan(plan: list[hub.PlanEntry], repeated: str) -> None:
-    """One line per file, then the summary: counts, the bytes to send, and how many of them are the merged file
-    `repeated`, whose chunks Xet has from the shards (deduplicated, not sent again)."""
+def print_plan(plan: list[hub.PlanEntry], merged: hub.LocalFile | None) -> None:
+    """One line per file, then the summary: counts, the bytes to send, and how many of them are the `merged` file,
+    sent from the folder (not staged), whose chunks Xet has from the shards (deduplicated, not sent again)."""
     for e in plan:
         print(f"{e.state:9} {e.size:>14,} {e.sha256 or '-':64} {e.path}")
     counts = {s: sum(e.state == s for e in plan) for s in ("new", "changed", "unchanged", "delete", "unknown")}
     outgoing = [e for e in plan if e.state in ("new", "changed", "unknown")]
     sending = sum(e.size for e in outgoing)
-    dedup = sum(e.size for e in outgoing if e.path == repeated)
+    dedup = sum(e.size for e in outgoing if merged and e.path == merged.path)
     print("plan: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; up to {sending / 1e6:,.1f} MB to send"
-          + (f", of which {dedup / 1e6:,.1f} MB ({repeated}) repeat the shards' chunks: Xet dedup does not "
-             f"re-send them (~{(sending - dedup) / 1e6:,.1f} MB on the wire)" if dedup else ""))
+          + (f", of which {dedup / 1e6:,.1f} MB ({merged.path}, sent from {merged.file}, not staged) repeat the "
+             f"shards' chunks: Xet dedup does not re-send them (~{(sending - dedup) / 1e6:,.1f} MB on the wire, "
+             "plus the chunks that span a join of two shards)" if dedup else ""))
 
 
-def print_staged(staged: Staged, where: Path, dataset: Dataset) -> None:
-    on_disk = staged.copied_bytes
-    print(f"staged {dataset.name} in {where}: {staged.files} files, {staged.linked} hard links; {on_disk / 1e6:,.1f} "
-          f"MB written, {staged.unique_bytes / 1e6:,.1f} MB of unique data"
-          + (f" (+{staged.repeated_bytes / 1e6:,.1f} MB merged {dataset.merged_file}, a link to the shards' "
-             "concatenation)" if staged.repeated_bytes else ""))
+def print_staged(staged: Staged, where: Path, dataset: Dataset, merged: hub.LocalFile | None) -> None:
+    """What the stage holds on disk (each inode once: the folder's files linked, the few written), and the merged
+    file sent beside it."""
+    print(f"staged {dataset.name} in {where}: {staged.files} files, {staged.linked} hard links, "
+          f"{staged.copied_bytes / 1e6:,.1f} MB written; {disk_bytes(where) / 1e6:,.1f} MB on disk (a link counts once)"
+          + (f"; {merged.path} ({merged.size / 1e6:,.1f} MB) not staged: {merged.file} is the staged shards "
+             "concatenated (same sha256), sent from there" if merged else ""))
 
 
 def redact(text: str, token: str | None) -> str:
@@ -210,30 +220,31 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, retry: net
     with stage_parent(folder) as tmp:
         stage_dir = args.stage_dir or Path(tmp) / dataset.name
         try:
-            staged = stage(folder, dataset, stage_dir, repo_id=args.repo_id, merged=args.merged)
+            made = stage(folder, dataset, stage_dir, repo_id=args.repo_id, merged=args.merged)
         except StageError as error:
             print(f"{prog.removeprefix('python ')}: {error}", file=sys.stderr)
             return hub.EXIT_INVALID
-        if staged is None:
+        if made is None:
             return hub.EXIT_INVALID
-        print_staged(staged, stage_dir, dataset)
+        staged, merged = made
+        print_staged(staged, stage_dir, dataset, merged)
         api = api_factory(token=token)
-        local = hub.local_files(stage_dir)
+        local = sorted(hub.local_files(stage_dir) + ([merged] if merged else []), key=lambda f: f.path)
         if args.dry_run:
             try:
                 remote = hub.remote_files(api, args.repo_id, args.revision, retry=retry.once())
             except hub.HubError as error:
                 print(f"remote not readable ({redact(str(error), token)}); states unknown", file=sys.stderr)
                 remote = None
-            print_plan(hub.make_plan(local, remote, managed(dataset)), dataset.merged_file)
+            print_plan(hub.make_plan(local, remote, managed(dataset)), merged)
             return 0
         retry.call(api.whoami)
         retry.call(api.create_repo, args.repo_id, repo_type=hub.REPO_TYPE, private=args.private, exist_ok=True)
         if args.revision and not args.revision.startswith("refs/pr/"):
             retry.call(api.create_branch, args.repo_id, branch=args.revision, repo_type=hub.REPO_TYPE, exist_ok=True)
         plan = hub.make_plan(local, hub.remote_files(api, args.repo_id, args.revision, retry=retry), managed(dataset))
-        print_plan(plan, dataset.merged_file)
-        urls = hub.push(api, stage_dir, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
+        print_plan(plan, merged)
+        urls = hub.push(api, plan, repo_id=args.repo_id, revision=args.revision, create_pr=args.create_pr,
                         message=args.commit_message or f"Upload {dataset.name}", retry=retry, log=print)
         print(f"{len(urls)} commit(s)" + ("" if urls else ": the remote already has every file"))
     return 0

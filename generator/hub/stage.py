@@ -8,8 +8,8 @@ Only regular files inside the folder are staged, never through a symlink (a link
 
 Files are hard links to the folder's (the same inode: no bytes written, a link counts once on disk), with a
 copy only where the stage is on another file system; the card is written fresh (from stats.json). The merged
-`sessions.jsonl` / `episodes.jsonl` is the generator's file, built once, linked like the rest (`merged=False`
-leaves it out); its bytes repeat the shards', so Xet's chunk dedup does not send them again (`repeated_bytes`).
+`sessions.jsonl` / `episodes.jsonl` is allowed in the folder but never staged: its bytes are the shards' again, so
+the push takes it from the folder once proven equal to the staged shards (`generator.hub.merged`).
 """
 from __future__ import annotations
 
@@ -33,8 +33,9 @@ class StageError(Exception):
     """The folder holds files the layout does not define (or symlinks); nothing was staged."""
 
 
-def layout_patterns(dataset: Dataset, merged: bool) -> re.Pattern:
-    """One regex matching every path (relative, POSIX) the layout defines for `dataset`, the card excepted."""
+def layout_patterns(dataset: Dataset) -> re.Pattern:
+    """One regex matching every path (relative, POSIX) the layout stages for `dataset`: the card and the merged
+    file excepted."""
     main = re.escape(dataset.main_config.name)
     views = "|".join(re.escape(v.name) for v in dataset.views) or "(?!)"
     names = [
@@ -45,14 +46,13 @@ def layout_patterns(dataset: Dataset, merged: bool) -> re.Pattern:
         re.escape(HOLDOUT_FILE), re.escape(STATS_FILE),
         rf"{QA_DIR}/batch_\d{{3,}}\.json",
         rf"{PLOT_DIR}/[A-Za-z0-9][A-Za-z0-9_.-]*\.png",
-        *([re.escape(dataset.merged_file)] if merged else []),
     ]
     return re.compile("|".join(f"(?:{n})" for n in names))
 
 
-def select(folder: Path, dataset: Dataset, *, merged: bool = True) -> list[str]:
+def select(folder: Path, dataset: Dataset) -> list[str]:
     """The folder's files to stage (sorted relative paths); StageError naming what else is there."""
-    allowed = layout_patterns(dataset, merged)
+    allowed = layout_patterns(dataset)
     keep, strays = [], []
     for root, dirs, files in os.walk(folder):
         base = Path(root).relative_to(folder)
@@ -73,7 +73,7 @@ def select(folder: Path, dataset: Dataset, *, merged: bool = True) -> list[str]:
                 strays.append(f"{rel} (not a regular file)")
             elif allowed.fullmatch(rel):
                 keep.append(rel)
-            elif not (rel == dataset.merged_file and not merged):
+            elif rel != dataset.merged_file:
                 strays.append(rel)
     if strays:
         more = f" and {len(strays) - SHOWN} more" if len(strays) > SHOWN else ""
@@ -87,8 +87,6 @@ class Staged:
     files: int
     linked: int              # hard links to the folder's files: no bytes of their own on disk
     copied_bytes: int        # bytes written (the card, schemas, copies across file systems)
-    unique_bytes: int        # the data once: every staged file but the merged one
-    repeated_bytes: int      # the merged file, whose chunks repeat the shards' (Xet sends them once)
 
 
 def link_or_copy(src: Path, dst: Path) -> bool:
@@ -103,23 +101,28 @@ def link_or_copy(src: Path, dst: Path) -> bool:
         return False
 
 
-def stage(folder: Path, dataset: Dataset, work: Path, rels: list[str], written: dict[str, bytes]) -> Staged:
+def stage(folder: Path, work: Path, rels: list[str], written: dict[str, bytes]) -> Staged:
     """Link `rels` from `folder` into `work` (an empty folder) and write `written` (path -> bytes) there."""
-    linked = copied = unique = repeated = 0
+    linked = copied = 0
     for rel in rels:
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        size = (folder / rel).stat().st_size
         if link_or_copy(folder / rel, work / rel):
             linked += 1
         else:
-            copied += size
-        if rel == dataset.merged_file:
-            repeated += size
-        else:
-            unique += size
+            copied += (folder / rel).stat().st_size
     for rel, data in written.items():
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).write_bytes(data)
         copied += len(data)
-        unique += len(data)
-    return Staged(len(rels) + len(written), linked, copied, unique, repeated)
+    return Staged(len(rels) + len(written), linked, copied)
+
+
+def disk_bytes(root: Path) -> int:
+    """The bytes of the files under `root`, each inode once: what the stage holds on disk (a hard link counts once;
+    the folder's own files, linked, are part of it, the merged file is not)."""
+    sizes = {}
+    for path in root.rglob("*"):
+        st = path.lstat()
+        if stat.S_ISREG(st.st_mode):
+            sizes[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(sizes.values())

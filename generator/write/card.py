@@ -119,7 +119,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.scope(dataset, stats),
         card_facts.hardware(dataset, stats),
         card_facts.results(dataset, stats),
-        _format(dataset, data_format),
+        _format(dataset, data_format, merged=has_merged(dataset, stats)),
         card_facts.layout(stats),
         *([_views(dataset, stats)] if views and dataset.views else []),
         card_facts.token_lengths(stats),
@@ -133,20 +133,24 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
     return str(DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n"))
 
 
-def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str) -> str:
+def render_staged_card(folder: Path, dataset: Dataset, *, repo_id: str, merged_bytes: int | None = None) -> str:
     """The card of a folder staged for `repo_id`: its stats.json, its files' sizes, its first row, the repo id in
-    every load snippet."""
+    every load snippet. `merged_bytes`: the size of the merged file the push sends beside the staged files (it is
+    never staged: generator.hub.merged), None when it is not sent."""
     stats = orjson.loads((folder / STATS_FILE).read_bytes())
     patterns = config_of_pattern(dataset, stats)
     for other in (SHARD_PATTERN, dataset.merged_file, HOLDOUT_FILE, f"{QA_DIR}/*.json"):   # raw files no config reads
         patterns.setdefault(other, None)
+    disk = card_facts.folder_disk(folder, patterns)
+    if merged_bytes is not None:
+        disk[dataset.merged_file] = {"config": None, "files": 1, "bytes": merged_bytes}
+        disk = {p: disk[p] for p in patterns if p in disk}   # in the table's order
     shards = sorted(folder.glob(SHARD_PATTERN))
     example = None
     if shards:
         with open(shards[0], "rb") as f:
             example = card_facts.truncated(orjson.loads(f.readline()))
-    return render_card(dataset, {**stats, "disk": card_facts.folder_disk(folder, patterns)}, repo_id=repo_id,
-                       example=example)
+    return render_card(dataset, {**stats, "disk": disk}, repo_id=repo_id, example=example)
 
 
 def _version_line(stats: dict) -> str:
@@ -186,21 +190,29 @@ def feature_type(feature) -> str:
     return type(feature).__name__
 
 
-def _format(dataset: Dataset, data_format: str) -> str:
+def has_merged(dataset: Dataset, stats: dict) -> bool:
+    """Whether the files the card describes include the merged file: what the Files table (`disk`) lists, and
+    so yes without one (the generator always writes it; an upload with --no-merged leaves it out of `disk`)."""
+    return dataset.merged_file in (stats.get("disk") or {dataset.merged_file: 0})
+
+
+def _format(dataset: Dataset, data_format: str, *, merged: bool) -> str:
+    """The rows' fields and the files that hold them (`merged`: the merged file among them)."""
     rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
     holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
     main = dataset.configs[0].name
     if data_format == "parquet":
+        raw = f", `{dataset.merged_file}` (the batches concatenated)" if merged else ""
         layout = (f"Every config reads zstd Parquet: `data/{main}/train-NNN.parquet` and `validation-NNN.parquet` "
                   f"(one of each per batch), `{HOLDOUT_PARQUET}`, and the training views under `views/`; `shape` "
                   "and `params` are JSON columns that load as dicts. The same rows are also here as JSONL, one row "
                   f"per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each, train and validation rows "
-                  f"together), `{dataset.merged_file}` (the batches concatenated) and `tasks_holdout.jsonl`; "
+                  f"together){raw} and `tasks_holdout.jsonl`; "
                   "no config reads them.\n\n" + _validation_note(main))
     else:
+        raw = f", `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config)" if merged else ""
         layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` "
-                  f"config), `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config), "
-                  "`tasks_holdout.jsonl`.")
+                  f"config){raw}, `tasks_holdout.jsonl`.")
     return (
         f"## Format\n\n{dataset.format_notes}\n\n| field | type |\n|---|---|\n"
         + "\n".join(rows)

@@ -4,12 +4,15 @@ from __future__ import annotations
 import pytest
 from fakehub import serving
 from huggingface_hub import constants
+from huggingface_hub.utils import disable_progress_bars
 
 
 @pytest.fixture
 def hub_server(monkeypatch):
-    """A running FakeHub; huggingface_hub's endpoint points at it (and offline mode is off) for the test."""
-    with serving() as hub:
+    """A running FakeHub; huggingface_hub's endpoint points at it, offline mode and Xet off (the fake speaks LFS)
+    and its LFS progress bars off (stderr then holds only what the command prints) for the test."""
+    with disable_progress_bars(), serving() as hub:
         monkeypatch.setattr(constants, "ENDPOINT", hub.url)
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
         yield hub

@@ -1,8 +1,10 @@
 """A real local Hub for the upload tests (tests/hub/conftest.py's `hub_server`): an HTTP server on 127.0.0.1 in a
 thread (stdlib `http.server`) that the real `HfApi` talks to. It answers the few endpoints an upload uses (whoami,
-create repo, tree, preupload, validate-yaml, commit), keeps the files committed, records every request, and
-misbehaves on request: `hub.fail(method, path_part, Answer(...))` makes the matching requests stall, or answer a
-status, headers and body of the test's choosing."""
+create repo, tree, preupload, validate-yaml, commit, and Git LFS's batch API with a PUT upload for files over
+LFS_MIN bytes: the client then announces each such file's sha256 in the commit, which the fake checks against
+the bytes it was sent), keeps the files committed, records every request, and misbehaves on request:
+`hub.fail(method, path_part, Answer(...))` makes the matching requests stall, or answer a status, headers and body
+of the test's choosing. Xet storage is not faked: the fixture turns huggingface_hub's Xet path off."""
 from __future__ import annotations
 
 import base64
@@ -15,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
 STALL_S = 30   # how long a stalled answer waits at most (the fixture releases it when the test ends)
+LFS_MIN = 4096   # bigger files go through LFS (the real Hub's rule is 10 MB or binary: small tests need both kinds)
+LFS_PUT = "/fake-lfs/"
 
 
 @dataclass
@@ -37,6 +41,8 @@ class FakeHub:
     def __init__(self):
         self.requests: list[Request] = []
         self.files: dict[str, bytes] = {}
+        self.lfs: dict[str, bytes] = {}          # sha256 -> bytes PUT through LFS
+        self.announced: dict[str, str] = {}      # path -> the sha256 its commit announced (LFS files)
         self.commits: list[str] = []
         self.failures: list[tuple[str, str, Answer]] = []
         self.release = threading.Event()
@@ -59,36 +65,72 @@ class FakeHub:
         if method == "POST" and route == "/api/repos/create":
             return json_answer({"url": f"{self.url}/datasets/org/name"})
         if method == "GET" and "/tree/" in route:
-            return json_answer([tree_entry(p, data) for p, data in sorted(self.files.items())])
+            return json_answer([tree_entry(p, data, p in self.announced) for p, data in sorted(self.files.items())])
         if method == "POST" and route == "/api/validate-yaml":
             return json_answer({"errors": [], "warnings": []})
         if method == "POST" and "/preupload/" in route:
             files = json.loads(body)["files"]
-            return json_answer({"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+            return json_answer({"files": [{"path": f["path"], "shouldIgnore": False,
+                                           "uploadMode": "lfs" if f["size"] > LFS_MIN else "regular"}
                                           for f in files]})
+        if method == "POST" and route.endswith(".git/info/lfs/objects/batch"):
+            return json_answer({"objects": [
+                {"oid": o["oid"], "size": o["size"],
+                 **({} if o["oid"] in self.lfs else {"actions": {"upload": {"href": self.url + LFS_PUT + o["oid"]}}})}
+                for o in json.loads(body)["objects"]]})
+        if method == "PUT" and route.startswith(LFS_PUT):
+            self.lfs[route.removeprefix(LFS_PUT)] = body
+            return Answer()
         if method == "POST" and "/commit/" in route:
-            return json_answer(self.commit(body))
+            return self.commit(body)
         return json_answer({"error": f"fake Hub: no route {method} {route}"}, status=404)
 
-    def commit(self, body: bytes) -> dict:
+    def commit(self, body: bytes) -> Answer:
+        """Apply a commit; an LFS file must have been PUT with the bytes whose sha256 its commit line announces."""
         for line in body.splitlines():
             item = json.loads(line)
+            path = item["value"].get("path")
             if item["key"] == "file":
-                self.files[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+                self.files[path] = base64.b64decode(item["value"]["content"])
+                self.announced.pop(path, None)
+            elif item["key"] == "lfsFile":
+                oid = item["value"]["oid"]
+                data = self.lfs.get(oid)
+                if data is None or hashlib.sha256(data).hexdigest() != oid or len(data) != item["value"]["size"]:
+                    return json_answer({"error": f"fake Hub: {path}: no LFS object with sha256 {oid}"}, status=400)
+                self.files[path], self.announced[path] = data, oid
             elif item["key"] == "deletedFile":
-                del self.files[item["value"]["path"]]
+                del self.files[path]
+                self.announced.pop(path, None)
         oid = f"{len(self.commits):040x}"
         self.commits.append(oid)
-        return {"commitUrl": f"{self.url}/datasets/org/name/commit/{oid}", "commitOid": oid, "pullRequestUrl": None}
+        return json_answer({"commitUrl": f"{self.url}/datasets/org/name/commit/{oid}", "commitOid": oid,
+                            "pullRequestUrl": None})
 
 
 def json_answer(value, status: int = 200) -> Answer:
     return Answer(status, {"Content-Type": "application/json"}, json.dumps(value).encode())
 
 
-def tree_entry(path: str, data: bytes) -> dict:
+def tree_entry(path: str, data: bytes, lfs: bool) -> dict:
+    """What the Hub's tree lists for a file: git blob id, and for an LFS file its sha256 (what a plan compares)."""
     oid = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-    return {"type": "file", "path": path, "size": len(data), "oid": oid}
+    return {"type": "file", "path": path, "size": len(data), "oid": oid,
+            **({"lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}}
+               if lfs else {})}
+
+
+def read_body(handler: BaseHTTPRequestHandler) -> bytes:
+    """The request body, sent with a length or in chunks (httpx streams a file object in chunks)."""
+    if handler.headers.get("Transfer-Encoding", "").lower() != "chunked":
+        length = int(handler.headers.get("Content-Length") or 0)
+        return handler.rfile.read(length) if length else b""
+    body = bytearray()
+    while size := int(handler.rfile.readline().split(b";")[0], 16):
+        body += handler.rfile.read(size)
+        handler.rfile.readline()
+    handler.rfile.readline()
+    return bytes(body)
 
 
 def handler_for(hub: FakeHub):
@@ -96,8 +138,7 @@ def handler_for(hub: FakeHub):
         protocol_version = "HTTP/1.1"
 
         def handle_one(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
+            body = read_body(self)
             hub.requests.append(Request(self.command, self.path, self.headers.get("Authorization", "")))
             answer = hub.answer(self.command, self.path, body)
             if answer.stall:

@@ -3,6 +3,7 @@ HTTP server on 127.0.0.1 that the real HfApi talks to): timeouts, one bounded re
 offline mode, every failure one line with its documented exit code, the token never shown."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import subprocess
@@ -16,6 +17,9 @@ from fakehub import Answer
 from huggingface_hub import constants
 
 from generator.hub import client as hub, network, publish
+
+# huggingface_hub's own LFS upload (`lfs._upload_single_part`: `data=fileobj`) draws httpx2's deprecation notice
+pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "hf_kernelstrainNETtoken0123456789abcd"
@@ -46,7 +50,9 @@ def test_push_end_to_end_then_nothing_to_send(tiny, hub_server, tmp_path, capsys
     stage = tmp_path / "stage"
     assert upload(tiny, "--stage-dir", str(stage)) == 0
     staged = {p.relative_to(stage).as_posix(): p.read_bytes() for p in stage.rglob("*") if p.is_file()}
-    assert hub_server.files == staged
+    assert hub_server.files == {**staged, "sessions.jsonl": (tiny / "sessions.jsonl").read_bytes()}
+    assert hub_server.announced and all(hashlib.sha256(hub_server.files[path]).hexdigest() == oid
+                                        for path, oid in hub_server.announced.items())
     assert {r.authorization for r in hub_server.requests if "/api/datasets/" in r.path} == {f"Bearer {TOKEN}"}
     commits = len(hub_server.commits)
     assert upload(tiny) == 0
@@ -54,6 +60,29 @@ def test_push_end_to_end_then_nothing_to_send(tiny, hub_server, tmp_path, capsys
     out = capsys.readouterr()
     assert "the remote already has every file" in out.out
     assert TOKEN not in out.out + out.err + caplog.text
+
+
+def test_merged_file_is_the_staged_shards_sent_with_their_sha256(tiny, hub_server, tmp_path):
+    """sessions.jsonl is never staged, yet the Hub gets it: the bytes it receives are the staged shards
+    concatenated (= the folder's file), sent through LFS under the sha256 of those very bytes."""
+    stage = tmp_path / "stage"
+    assert upload(tiny, "--stage-dir", str(stage)) == 0
+    assert not (stage / "sessions.jsonl").exists()
+    shards = b"".join(p.read_bytes() for p in sorted(stage.glob("batches/*.jsonl")))
+    assert hub_server.files["sessions.jsonl"] == shards == (tiny / "sessions.jsonl").read_bytes()
+    assert hub_server.announced["sessions.jsonl"] == hashlib.sha256(shards).hexdigest()
+
+
+def test_with_xet_on_the_data_goes_to_xet_not_http(tiny, hub_server, monkeypatch, caplog):
+    """Why the merged file is sent by path: huggingface_hub sends a commit holding a file object over plain HTTP
+    LFS, every file of it (its warning: "Uploading files as a binary IO buffer is not supported by Xet Storage");
+    with paths only it asks the Hub for a Xet write token. The fake Hub has no Xet, so the push fails (exit 5),
+    but only after asking for Xet, never falling back to HTTP."""
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", False)
+    caplog.set_level(logging.WARNING)
+    assert upload(tiny) == hub.EXIT_NETWORK
+    assert hub_server.count("GET", "/xet-write-token/") >= 1
+    assert hub_server.count("PUT", "/fake-lfs/") == 0 and "binary IO buffer" not in caplog.text
 
 
 def test_stalled_answer_ends_in_exit_5_within_the_budget(tiny, hub_server, tmp_path):

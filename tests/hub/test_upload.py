@@ -55,6 +55,7 @@ class FakeHub:
     def __init__(self):
         self.repo_exists = False
         self.files: dict[str, RemoteFile] = {}
+        self.contents: dict[str, bytes] = {}
         self.commits: list[dict] = []
         self.calls: list[str] = []
         self.fail: dict[str, BaseException] = {}
@@ -104,6 +105,7 @@ class FakeApi:
                 lfs = Lfs(hashlib.sha256(data).hexdigest()) if len(data) > LFS_THRESHOLD else None
                 oid = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
                 self.remote.files[op.path_in_repo] = RemoteFile(op.path_in_repo, len(data), oid, lfs)
+                self.remote.contents[op.path_in_repo] = data
                 added.append(op.path_in_repo)
             else:
                 del self.remote.files[op.path_in_repo]
@@ -187,19 +189,47 @@ def test_unreadable_stats_is_invalid_data_not_a_traceback(folder, tmp_path, caps
     assert not stage.exists() and not list(tmp_path.glob(".stage*"))
 
 
-def test_merged_file_is_a_link_or_left_out(folder, tmp_path, capsys):
-    """The merged file is staged as a link to the folder's (its bytes repeat the shards': the plan says Xet
-    will not send them again); --no-merged leaves it out and the stage still validates and loads."""
+def test_merged_file_is_sent_from_the_folder_not_staged(folder, tmp_path, capsys):
+    """The merged file is never staged, so the stage holds every byte once (each file its own inode, none the
+    merged file's); the plan lists it with the size and sha256 of the staged shards concatenated (= the folder's
+    file), says Xet will not send its chunks again, and the staged card lists it. --no-merged leaves it out of the
+    plan and the card; both stages validate (the staged folder was validated before the plan)."""
     merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
     stage = tmp_path / "with"
     assert run(folder, FakeHub(), "--dry-run", "--stage-dir", str(stage)) == 0
     out = capsys.readouterr().out
-    assert (stage / merged).stat().st_ino == (folder / merged).stat().st_ino
-    size = (folder / merged).stat().st_size
-    assert f"of which {size / 1e6:,.1f} MB ({merged}) repeat the shards' chunks" in out
+    assert not (stage / merged).exists()
+    inodes = {p.stat().st_ino: p.stat().st_size for p in stage.rglob("*") if p.is_file()}
+    assert len(inodes) == len(staged_files(stage)) and (folder / merged).stat().st_ino not in inodes
+    shards = b"".join(p.read_bytes() for p in sorted(stage.glob("batches/*.jsonl")))
+    assert shards == (folder / merged).read_bytes()
+    line = f"{len(shards):>14,} {hashlib.sha256(shards).hexdigest():64} {merged}"
+    assert [x for x in out.splitlines() if x.endswith(f" {merged}")] == [f"{'new':9} {line}"]
+    assert f"of which {len(shards) / 1e6:,.1f} MB ({merged}, sent from {folder / merged}, not staged) repeat" in out
+    card = (stage / "README.md").read_text()
+    assert f"| `{merged}` | - | 1 |" in card and f"`{merged}` (the batches concatenated)" in card
     stage = tmp_path / "without"
     assert run(folder, FakeHub(), "--dry-run", "--no-merged", "--stage-dir", str(stage)) == 0
-    assert not (stage / merged).exists() and "repeat the shards" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert not (stage / merged).exists() and f" {merged}" not in out and "repeat the shards" not in out
+    assert merged not in (stage / "README.md").read_text()                # nor in its prose
+
+
+def test_stale_merged_file_is_refused(folder, tmp_path, capsys):
+    """A merged file that is no longer the shards concatenated (one byte changed, same size) is refused before
+    anything is sent, in one line naming it; nothing staged. --no-merged publishes the rest."""
+    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    bad = tmp_path / "bad" / folder.name
+    shutil.copytree(folder, bad)
+    data = bytearray((bad / merged).read_bytes())
+    data[len(data) // 2] ^= 1
+    (bad / merged).write_bytes(bytes(data))
+    remote, stage = FakeHub(), tmp_path / "stage"
+    assert run(bad, remote, "--stage-dir", str(stage)) == hub.EXIT_INVALID
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{bad / merged}: not the" in err and "stale merged file" in err
+    assert not stage.exists() and remote.calls == []
+    assert run(bad, remote, "--no-merged") == 0 and merged not in remote.files
 
 
 def test_folder_without_shards_is_invalid(folder, tmp_path, capsys):
@@ -228,7 +258,9 @@ def test_push_then_rerun_sends_nothing(folder, tmp_path, capsys):
     remote = FakeHub()
     stage = tmp_path / "stage"
     assert run(folder, remote, "--stage-dir", str(stage)) == 0
-    assert sorted(remote.sent()) == sorted(staged_files(stage))
+    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    assert sorted(remote.sent()) == sorted(staged_files(stage) | {merged})
+    assert remote.contents[merged] == (folder / merged).read_bytes()     # sent from the folder
     assert remote.commits[-1]["added"] == ["README.md"]         # the card, with its configs, goes last
     out = capsys.readouterr().out
     assert all(f"commit/{n:040x}" in out for n in range(len(remote.commits)))
@@ -252,7 +284,7 @@ def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch)
     assert run(folder, remote, "--stage-dir", str(stage)) == 0
     rest = remote.sent()[len(first):]
     assert not set(first) & set(rest)                            # nothing sent twice
-    assert sorted(first + rest) == sorted(staged_files(stage))
+    assert sorted(first + rest) == sorted(staged_files(stage) | {"sessions.jsonl", "episodes.jsonl"} & set(rest))
 
 
 def test_create_pr_puts_later_commits_on_the_pr(folder, monkeypatch, capsys):

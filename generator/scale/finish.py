@@ -50,8 +50,8 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
 def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
     """The folder's files checked as a local folder's are, one JSONL source at a time through a local temporary
     copy: a shard (or the held-out tasks) through the validator, then the Parquet files made from it (`data/` and
-    `views/`, by `parquetcheck` and `viewcheck`), and at the end the view counts against stats.json (the
-    cross-file checks come from the shard markers, above). The temporary copy holds one shard's files at a time."""
+    `views/`, by `parquetcheck` and `viewcheck`), and at the end stats.json against its schema and the view
+    counts against it (the cross-file checks come from the shard markers, above). The temporary copy holds one shard's files at a time."""
     ds = registry.get(spec.dataset)
     store = spec.store
     shards = [shard_name(i) for i in range(spec.shards)]
@@ -78,6 +78,10 @@ def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
                 found += checker.file(local, rel)
             for rel in copied:
                 (local / rel).unlink()
+        alone = local / "stats" / STATS_FILE          # no shards beside it: its counts were checked above
+        alone.parent.mkdir()
+        alone.write_bytes(store.read(STATS_FILE))
+        problems += [f"{spec.url}/{STATS_FILE}: {f.message}" for f in validate_paths([alone]).findings]
     found += views.totals()
     return problems + [f"{spec.url}/{rel}:{line}: {p.kind}: {p.message}" if line else
                        f"{spec.url}/{rel}: {p.kind}: {p.message}" for rel, line, p in found]

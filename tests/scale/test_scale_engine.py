@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from generator.__main__ import main
-from generator.layout import shard_name, view_name
-from generator.scale import cli, engines
+from generator.layout import STATS_FILE, shard_name, view_name
+from generator.scale import cli, engines, finish
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.scale.shards import RunSpec, done_name, make_shard
 from generator.scale.store import Store
@@ -111,7 +111,7 @@ def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path)
     assert args.window_tokens == 32_768
 
 
-def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys):
+def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys, monkeypatch):
     """An fsspec output that is not a local path (`memory://`: the shard tasks run in this process with one
     worker) gets the local CLI's bytes, and its final step reads the Parquet files as a local folder's validation
     does: a view row moved into the wrong split and a cut-off view file are named by URL, file and row."""
@@ -138,5 +138,24 @@ def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys):
         assert f"{url}/{train}:{len(rows)}: view_split: " in err and "is a validation row" in err
         assert f"{url}/{view_name('steps', 'validation', 1)}: view_files: not a view file" in err
         assert f"{url}/views/steps: view_count: " in err          # the counts per split moved too
+        monkeypatch.setattr(finish, "extra_files", _without_data_bytes(finish.extra_files))
+        assert main([*argv, "--finish-only"]) == 1
+        err = capsys.readouterr().err
+        assert f"{url}/stats.json: " in err and "data_bytes" in err
     finally:
         store.fs.rm(store.root, recursive=True)
+
+
+def _without_data_bytes(extra_files):
+    """`finish.extra_files` whose stats.json lacks a key its schema requires (a writer bug the final step must
+    catch on a remote output as `validate` does on a local folder)."""
+    def patched(*args):
+        make = extra_files(*args)
+
+        def files(*more):
+            out = make(*more)
+            stats = orjson.loads(out[STATS_FILE])
+            del stats["data_bytes"]
+            return {**out, STATS_FILE: orjson.dumps(stats)}
+        return files
+    return patched

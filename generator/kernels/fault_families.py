@@ -33,6 +33,9 @@ from generator.kernels.scanner import CUDA_MACROS, DEFINE_LINE, IDENTIFIER, disp
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
 _MISSPELLING_KINDS = frozenset({"undefined_identifier", "triton_compilation_error"})
+# Kinds not carried whose sites read no compile target (only the edit's size does): a family proves where they have none.
+_TARGETLESS_SITES = frozenset({"static_smem_overflow"})
+_NUMBER = re.compile(r"(?<!\w)\d+")     # the digits of a number (not of a name such as `float4`)
 _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a comment or string if inserted
 _MAX_VARYING = 64      # lines checked one by one against a render; past that, splitting it into lines is cheaper
 
@@ -263,11 +266,11 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
     tried in the next, narrower one (e.g. with the dtype too), so a wide family's scans serve most renders and a
     narrow one's the rest."""
     if kind not in CARRIED_KINDS:
+        if kind in _TARGETLESS_SITES and _siteless_like(source, kind, families):
+            maker_for(source, kind).draw(source, [], rng)      # raises the NoFaultSite of `inject`
         return _injected(source, kind, rng)
     for family in families:
-        fam = _FAMILIES.get(family)
-        if fam is None:
-            fam = _FAMILIES[family] = _Family(source)
+        fam = _family(family, source)
         render = fam.render(source)
         if render is None:
             continue
@@ -279,6 +282,27 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
             continue
         return _carry(made, fam, source, render)
     return _injected(source, kind, rng)
+
+
+def _family(family: Hashable, source: Source) -> _Family:
+    """The family named `family`, made with `source` as its first render if it is new."""
+    fam = _FAMILIES.get(family)
+    if fam is None:
+        fam = _FAMILIES[family] = _Family(source)
+    return fam
+
+
+def _siteless_like(source: Source, kind: str, families: tuple[Hashable, ...]) -> bool:
+    """Whether a family's first render has no site of `kind` and `source` differs from it only in the digits of
+    numbers (a tune step's new constants): the scans for sites read a number as a number whatever its digits,
+    so `source` has none either, and the ~1 ms of scanning it (each tune step's fault) is spared."""
+    for family in families:
+        fam = _family(family, source)
+        render = fam.render(source)
+        if (render is not None and not fam.sites_for(kind)
+                and all(_NUMBER.sub("0", text) == _NUMBER.sub("0", fam.lines[i]) for i, text in render.lines.items())):
+            return True
+    return False
 
 
 def _injected(source: Source, kind: str, rng) -> tuple[Source, Expected, int]:

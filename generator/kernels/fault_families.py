@@ -293,15 +293,16 @@ def _family(family: Hashable, source: Source) -> _Family:
 
 
 def _siteless_like(source: Source, kind: str, families: tuple[Hashable, ...]) -> bool:
-    """Whether a family's first render has no site of `kind` and `source` differs from it only in the digits of
-    numbers (a tune step's new constants): the scans for sites read a number as a number whatever its digits,
-    so `source` has none either, and the ~1 ms of scanning it (each tune step's fault) is spared."""
+    """Whether `source` has no site of `kind`, known from the first family whose first render differs from it only
+    in the digits of numbers (a tune step's new constants): the scans for sites read a number as a number whatever
+    its digits, so the two have sites alike, and the ~1 ms of scanning `source` (each tune step's fault) is spared
+    when that render has none. False when no family's first render is such a render."""
     for family in families:
         fam = _family(family, source)
         render = fam.render(source)
-        if (render is not None and not fam.sites_for(kind)
-                and all(_NUMBER.sub("0", text) == _NUMBER.sub("0", fam.lines[i]) for i, text in render.lines.items())):
-            return True
+        if render is not None and all(_NUMBER.sub("0", text) == _NUMBER.sub("0", fam.lines[i])
+                                      for i, text in render.lines.items()):
+            return not fam.sites_for(kind)
     return False
 
 

@@ -13,7 +13,9 @@ on which the two renders differ, the fault is tried in the next, narrower family
 too), else made on the render directly (`faults.inject`), the rng rewound each time, so the result is what
 `faults.inject` gives in every case; tests/kernels/test_fault_families.py checks that over the catalog. A render is
 compared with the first in place: the text between the few lines some render differed on must match exactly,
-those lines are read up to their newline (a render that differs elsewhere is split into lines).
+those lines are read up to their newline (a render that differs elsewhere is split into lines). A kind that is not
+carried (its edit reads the compile target) still learns from a family whether a tune step's render has a site at
+all: a render that differs from the family's first only in numbers has sites where that one does.
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ from generator.kernels.scanner import CUDA_MACROS, DEFINE_LINE, IDENTIFIER, disp
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
 _MISSPELLING_KINDS = frozenset({"undefined_identifier", "triton_compilation_error"})
-# Kinds not carried whose sites read no compile target (only the edit's size does): a family proves where they have none.
+# Kinds not carried whose sites read no compile target (only the edit's size does): a family's first render answers
+# whether a render that differs from it only in numbers has any (`_siteless_like`).
 _TARGETLESS_SITES = frozenset({"static_smem_overflow"})
 _NUMBER = re.compile(r"(?<!\w)\d+")     # the digits of a number (not of a name such as `float4`)
 _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a comment or string if inserted

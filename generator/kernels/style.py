@@ -297,22 +297,22 @@ def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], 
     return tuple(out)
 
 
-def _restyle(text: str, lang: str, style: Layout) -> str:
+def _restyle(text: str, lang: str, layout: Layout) -> str:
     """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent."""
     text = "\n" + text
-    if style.comments == "none":
+    if layout.comments == "none":
         text = _COMMENT_BLOCK[lang].sub("", text)
-    elif style.comments == "terse":
+    elif layout.comments == "terse":
         text = _COMMENT_BLOCK[lang].sub(r"\1", text)
     if lang == "cuda":
-        if not style.unroll:
+        if not layout.unroll:
             text = _UNROLL.sub("", text)
-        if not style.restrict:
+        if not layout.restrict:
             text = text.replace(" __restrict__", "")
-        if style.east_const:
+        if layout.east_const:
             text = _EAST_CONST.sub(r"\1\2 const", text)
-        if style.brace_same_line:
+        if layout.brace_same_line:
             text = _OWN_LINE_BRACE.sub(_join_brace, text)
-    if style.indent == 2:
+    if layout.indent == 2:
         text = _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
     return text[1:]

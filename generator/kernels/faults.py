@@ -139,7 +139,7 @@ def _typo(name: str, rng, taken: set[str]) -> str | None:
 
 def _live(sites: list, source: Source, pos: Callable) -> list:
     """The sites (`pos`: site -> offset) in code the compiler instantiates; Python sources have no dead code."""
-    if source.lang != "cuda":
+    if source.lang != "cuda" or not sites:      # no site, no need to know the dead code
         return sites
     dead = scanner.dead_ranges(source.text)
     if not dead:
@@ -593,8 +593,9 @@ def _constants(text: str) -> dict[str, str]:
     return out
 
 
-_KERNEL = re.compile(r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?"
-                     r"(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{")
+# (the lookahead only spares the attempts that fail: a match starts with one of the two words)
+_KERNEL = re.compile(r"(?=template|__global__)(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
+                     r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{")
 
 
 def _kernels(code: str) -> list[tuple[re.Match, int, int]]:

@@ -19,6 +19,7 @@ import re
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["Style", "draw_style", "style_texts", "constants_text", "prelude_text"]
 
@@ -91,6 +92,17 @@ COMMENTS = ("full", "terse", "none")
 INCLUDES = ("given", "sorted", "runtime_last")
 
 
+class Layout(NamedTuple):
+    """The layout habits of a `Style` (its fields of the same names)."""
+
+    comments: str
+    indent: int
+    brace_same_line: bool
+    east_const: bool
+    unroll: bool
+    restrict: bool
+
+
 @dataclass(frozen=True)
 class Style:
     """One engineer's habits (hashable: renders and fault families are cached per style)."""
@@ -112,6 +124,11 @@ class Style:
 
     def __hash__(self) -> int:
         return self._hash
+
+    def layout(self) -> Layout:
+        """The habits `_restyle` reads: few engineers differ in them (unlike naming), so the layout rewrites are
+        cached per template and layout."""
+        return Layout(self.comments, self.indent, self.brace_same_line, self.east_const, self.unroll, self.restrict)
 
     def codegen_key(self) -> tuple[bool, bool]:
         """The dimensions that can change generated code (registers, ptxas tables): (unroll, restrict)."""
@@ -185,7 +202,8 @@ def style_texts(texts: tuple[str, ...], lang: str, protected: frozenset[str], st
     all of them at once, so a name the snippet uses as a member or keyword keeps its name in the template too."""
     plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
     renames = _renames(plan.names, lang, style, plan.taken | protected)
-    return tuple(_restyle(parts, lang, style, renames) for parts in plan.texts)
+    return tuple("".join([p if i % 2 == 0 else renames.get(p, p) for i, p in enumerate(parts)])
+                 for parts in _laid_out(plan, lang, style.layout()))
 
 
 @dataclass(frozen=True)
@@ -261,21 +279,40 @@ def _join_brace(m: re.Match) -> str:
     return " {"
 
 
-def _restyle(parts: tuple[str, ...], lang: str, style: Style, renames: dict[str, str]) -> str:
-    text = "\n" + "".join([p if i % 2 == 0 else renames.get(p, p) for i, p in enumerate(parts)])
-    if style.comments == "none":
+_NAME_MARK = "\x00"     # brackets each renameable name while the layout is rewritten (no template holds one)
+
+
+@lru_cache(maxsize=1024)
+def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], ...]:
+    """The plan's texts in a layout (`Style.layout()`), still split at the renameable names: the rewrites run once
+    per template and layout (at most 96) instead of once per engineer. They commute with renaming: none reads or
+    edits a name (comment lines hold none, the rest reads keywords, punctuation and indentation), and a marked
+    name reads as a word does to them (no space, no `;{},#/`), so the marks come out where the names were."""
+    out = []
+    for parts in plan.texts:
+        text = _NAME_MARK.join(parts)
+        if text.count(_NAME_MARK) != len(parts) - 1:
+            raise ValueError(f"a template holds the character {_NAME_MARK!r}, which styling reserves")
+        out.append(tuple(_restyle(text, lang, layout).split(_NAME_MARK)))
+    return tuple(out)
+
+
+def _restyle(text: str, lang: str, layout: Layout) -> str:
+    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent."""
+    text = "\n" + text
+    if layout.comments == "none":
         text = _COMMENT_BLOCK[lang].sub("", text)
-    elif style.comments == "terse":
+    elif layout.comments == "terse":
         text = _COMMENT_BLOCK[lang].sub(r"\1", text)
     if lang == "cuda":
-        if not style.unroll:
+        if not layout.unroll:
             text = _UNROLL.sub("", text)
-        if not style.restrict:
+        if not layout.restrict:
             text = text.replace(" __restrict__", "")
-        if style.east_const:
+        if layout.east_const:
             text = _EAST_CONST.sub(r"\1\2 const", text)
-        if style.brace_same_line:
+        if layout.brace_same_line:
             text = _OWN_LINE_BRACE.sub(_join_brace, text)
-    if style.indent == 2:
+    if layout.indent == 2:
         text = _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
     return text[1:]

@@ -98,8 +98,10 @@ def parse(text: str, path: Path) -> Template:
     """A template's text (as read, or restyled: `kernels.style`) parsed; `path` names it in errors."""
     pieces = _PLACEHOLDER.split(text)
     lines_of: dict[str, list[int]] = {}
-    for m in _PLACEHOLDER.finditer(text):
-        lines_of.setdefault(m.group(1), []).append(text.count("\n", 0, m.start()) + 1)
+    line = 1
+    for i in range(1, len(pieces), 2):      # each placeholder's line: the newlines of the literal text before it
+        line += pieces[i - 1].count("\n")
+        lines_of.setdefault(pieces[i], []).append(line)
     return Template(path, tuple(pieces), {k: tuple(v) for k, v in lines_of.items()})
 
 

@@ -177,3 +177,28 @@ def test_each_structural_alternative_is_written_by_some_engineers(rel):
     assert {mark in t for t in texts} == {True, False}
     assert mark in (TEMPLATE_ROOT / rel).read_text() and mark not in (TEMPLATE_ROOT / lang / kernel_class /
                                                                         f"{tag}{EXTENSIONS[lang][0]}").read_text()
+
+
+def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
+    """The layout rewrites run on the template with its renameable names marked, once per layout: every template
+    (each alone and each main template with an op snippet) in random styles reads exactly as renaming first and
+    rewriting the layout of the renamed text."""
+    from generator.kernels import style as styling
+
+    rng = np.random.default_rng(16)
+    checked = 0
+    for lang, (main_ext, _snippet_ext) in EXTENSIONS.items():
+        paths = sorted((TEMPLATE_ROOT / lang).rglob("*.*"))
+        snippets = [p for p in paths if p.parent.name == "ops"]
+        for path in paths:
+            texts = (path.read_text(),) if path in snippets or path.suffix != main_ext else \
+                (path.read_text(), snippets[int(rng.integers(len(snippets)))].read_text())
+            for _ in range(3):
+                style = draw_style(rng, lang)
+                plan = styling._plan(texts, lang, frozenset())
+                renames = styling._renames(plan.names, lang, style, plan.taken)
+                expected = tuple(styling._restyle("".join(renames.get(p, p) if i % 2 else p for i, p in enumerate(parts)),
+                                                  lang, style.layout()) for parts in plan.texts)
+                assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
+                checked += bool(plan.names)
+    assert checked > 200

@@ -1,9 +1,10 @@
 """Code diversity of a dataset's kernel sources: can a model learn kernels from them, or only 157 templates?
 
-Computed from the rows alone (kernelinfer sessions or kernelswarm episodes), so stats.json, the card and
-`bench/diversity_audit.py` report the same figures: distinct sources, distinct digit-masked skeletons (every run
-of decimal digits replaced by one placeholder, so tuned values and shapes do not count as different code), and how
-much of a session's code also appears in another session.
+Computed from the rows alone (kernelinfer sessions or kernelswarm episodes) by `bench/diversity_audit.py`:
+distinct sources, distinct digit-masked skeletons (every run of decimal digits replaced by one placeholder, so
+tuned values and shapes do not count as different code), and how much of a session's code also appears in another
+session. Not in stats.json or the card yet: exact figures hold every distinct source (here the text itself), so
+the generator would need per-shard digests carried to its final step, whose memory must stay flat.
 """
 from __future__ import annotations
 

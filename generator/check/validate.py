@@ -35,7 +35,7 @@ from generator.check.roles import (FIXED, MERGED, ROW_COUNT_KEYS, SHARDS, STATS,
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
-from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR
+from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR, by_shard_index
 from generator.dataset import HOLDOUT, STATS_SCHEMA
 from generator.registry import by_schema, training_schemas
 from generator.write.writer import default_workers
@@ -272,7 +272,7 @@ def _check_rows(target: _Target, results, cross: CrossFile, add, bar, semantic: 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     """What a generated folder holds (DESIGN.md layout) and which schema each file answers to: decided once for
     the folder, never per file or chunk."""
-    shards = tuple(sorted((folder / SHARDS).glob("*.jsonl")))
+    shards = tuple(by_shard_index((folder / SHARDS).glob("*.jsonl")))
     for path in shards + tuple(sorted(folder.glob("*.jsonl"))) + (folder / STATS,) * (folder / STATS).exists():
         path_kind(path)
     merged = [name for name in MERGED if (folder / name).is_file()]

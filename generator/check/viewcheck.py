@@ -73,13 +73,14 @@ class Checker:
         """One view file (`folder / rel`) row by row, against its shard (`folder / shard_name(shard)`)."""
         view, split, shard = self.want[rel]
         rules = compiled(view.schema)
-        source = _Source(view, split, self.dataset.id_field, folder, shard)
+        source = (_Source(view, split, self.dataset.id_field, folder, shard)
+                  if (folder / shard_name(shard)).is_file() else None)    # a missing shard is the layout's finding
         told = 0
         try:
             for n, row in enumerate(read_rows(str(folder / rel)), 1):
                 self.counts[view.name, split] += 1
                 if rules.is_valid(row):
-                    found = source.add(n, row)
+                    found = source.add(n, row) if source else []
                 else:
                     where, message = (rules.errors(row) or [("/", "does not match")])[0]
                     found = [(n, Problem("schema", f"{where}: {message[:200]} (schema {view.schema})"))]
@@ -87,7 +88,7 @@ class Checker:
                     told += 1
                     if told <= MAX_ROW_FINDINGS:
                         yield rel, line, problem
-            for line, problem in source.finish():
+            for line, problem in source.finish() if source else ():
                 told += 1
                 if told <= MAX_ROW_FINDINGS:
                     yield rel, line, problem

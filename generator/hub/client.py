@@ -210,17 +210,24 @@ def commit_batches(plan: list[PlanEntry]) -> list[list[PlanEntry]]:
     return batches + ([last] if last else [])
 
 
+def _addition(entry: PlanEntry) -> CommitOperationAdd:
+    """The commit operation of a file to send; huggingface_hub hashes it here, and announces that sha256."""
+    op = CommitOperationAdd(path_in_repo=entry.path, path_or_fileobj=str(entry.file))
+    if op.upload_info.sha256.hex() != entry.sha256:
+        raise HubError(f"{entry.file}: changed since it was validated and planned (sha256 {entry.sha256[:12]}..., "
+                       f"now {op.upload_info.sha256.hex()[:12]}...); nothing of it sent", EXIT_INVALID)
+    return op
+
+
 def push(api, plan: list[PlanEntry], *, repo_id: str, revision: str | None, create_pr: bool,
          message: str, retry: Retry, log: Callable[[str], None]) -> list[str]:
-    """Send what the plan says in as many commits as needed; return the commit (or PR) URLs."""
+    """Send what the plan says in as many commits as needed; return the commit (or PR) URLs. A file whose bytes
+    are no longer those the plan hashed (changed on disk since) is a HubError, before its commit."""
     batches = commit_batches(plan)
     urls = []
     for i, batch in enumerate(batches, 1):
-        operations = [
-            CommitOperationDelete(path_in_repo=e.path) if e.state == "delete"
-            else CommitOperationAdd(path_in_repo=e.path, path_or_fileobj=str(e.file))
-            for e in batch
-        ]
+        operations = [CommitOperationDelete(path_in_repo=e.path) if e.state == "delete" else _addition(e)
+                      for e in batch]
         title = message if len(batches) == 1 else f"{message} ({i}/{len(batches)})"
         info = retry.call(api.create_commit, repo_id, operations, commit_message=title, repo_type=REPO_TYPE,
                           revision=revision, create_pr=create_pr)

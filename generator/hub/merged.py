@@ -22,16 +22,21 @@ from pathlib import Path
 from generator.dataset import Dataset
 from generator.hub.client import LocalFile, sha256_of
 from generator.hub.stage import StageError
-from generator.layout import SHARD_PATTERN
+from generator.layout import SHARD_PATTERN, by_shard_index
 
 
 def merged_file(folder: Path, stage: Path, dataset: Dataset) -> LocalFile:
     """The folder's merged file as the plan and the push see it: its size and sha256, which must be those of the
-    staged shards concatenated (in the validator's order, by name); StageError, one line, when they are not."""
-    shards = sorted(stage.glob(SHARD_PATTERN))
+    staged shards concatenated (in shard order); StageError, one line, when they are not."""
+    shards = by_shard_index(stage.glob(SHARD_PATTERN))
     size, sha256 = sha256_of(shards)
     source = folder / dataset.merged_file
-    if sha256_of([source]) != (size, sha256):
+    try:
+        own = sha256_of([source])
+    except OSError as exc:
+        raise StageError(f"{source}: cannot read the merged file ({exc.strerror or exc}); pass --no-merged to "
+                         "leave it out") from None
+    if own != (size, sha256):
         raise StageError(f"{source}: not the {len(shards)} staged shards ({SHARD_PATTERN}) concatenated: a stale "
                          f"merged file (`kernelstrain validate {folder}` names the line); regenerate the folder, or "
                          "pass --no-merged (nothing sent)")

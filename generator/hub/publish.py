@@ -61,7 +61,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-merged", dest="merged", action="store_false",
                    help="leave out the merged sessions.jsonl / episodes.jsonl (the shards concatenated: never "
                         "staged, sent from the folder once proven equal to the staged shards; Xet deduplicates "
-                        "its chunks against the shards', so it costs little to send)")
+                        "its chunks against the shards', so it costs little to send); one already on the Hub is "
+                        "deleted, as it would no longer be these shards")
     p.add_argument("--commit-message", default=None, help="commit message (default: 'Upload <dataset>')")
     p.add_argument("--stage-dir", type=Path, help="keep the staged folder here (must not exist; on the folder's file "
                    "system, or files are copied instead of hard-linked) instead of a temporary one beside the folder")

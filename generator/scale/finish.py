@@ -48,10 +48,11 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
 
 
 def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
-    """The folder's files checked as a local folder's are, one JSONL source at a time through a local temporary
-    copy: a shard (or the held-out tasks) through the validator, then the Parquet files made from it (`data/` and
+    """The folder's files checked as a local folder's are (but for the remote merged file against the shards and
+    the card), one JSONL source at a time through a local temporary copy: a shard (or the held-out tasks) through the validator, then the Parquet files made from it (`data/` and
     `views/`, by `parquetcheck` and `viewcheck`), and at the end stats.json against its schema and the view
-    counts against it (the cross-file checks come from the shard markers, above). The temporary copy holds one shard's files at a time."""
+    counts against it (the cross-file checks come from the shard markers, above). The temporary copy holds one
+    shard's files at a time."""
     ds = registry.get(spec.dataset)
     store = spec.store
     shards = [shard_name(i) for i in range(spec.shards)]

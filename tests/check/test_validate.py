@@ -81,7 +81,8 @@ def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) 
     folder = tmp_path / "kernelinfer"
     for i, rows in enumerate(shards):
         write_jsonl(folder / "batches" / f"batch_{i:03d}.jsonl", rows)
-    (folder / "sessions.jsonl").write_bytes(b"".join(p.read_bytes() for p in sorted(folder.glob("batches/*"))))
+    (folder / "sessions.jsonl").write_bytes(b"".join((folder / "batches" / f"batch_{i:03d}.jsonl").read_bytes()
+                                                     for i in range(len(shards))))
     holdout = holdout or [task_row(shape={"T": 32, "H": 8192})]
     write_jsonl(folder / "tasks_holdout.jsonl", holdout)
     summary = KERNELINFER.stats_document([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
@@ -119,6 +120,13 @@ def test_merged_view_must_equal_the_shards(tmp_path):
     assert findings_of(folder, semantic=False) == [("sessions.jsonl", 2, "merged_view")]
     view.write_bytes(b"".join(lines) + lines[0])
     assert findings_of(folder, semantic=False) == [("sessions.jsonl", 3, "merged_view")]
+
+
+def test_the_merged_view_follows_the_shard_index_past_999(tmp_path):
+    """batch_1000 comes after batch_999, not between batch_100 and batch_101 as the names sort (a 100x run has
+    1,900 shards)."""
+    folder = _folder(tmp_path, [[_session(i)] for i in range(1001)])
+    assert [f for f in findings_of(folder, semantic=False) if f[2] == "merged_view"] == []
 
 
 def test_folder_layout(tmp_path):

@@ -16,6 +16,7 @@ import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
 from generator.hub import client as hub, network, publish
+from generator.registry import DATASETS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -194,7 +195,7 @@ def test_merged_file_is_sent_from_the_folder_not_staged(folder, tmp_path, capsys
     merged file's); the plan lists it with the size and sha256 of the staged shards concatenated (= the folder's
     file), says Xet will not send its chunks again, and the staged card lists it. --no-merged leaves it out of the
     plan and the card; both stages validate (the staged folder was validated before the plan)."""
-    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    merged = DATASETS[folder.name].merged_file
     stage = tmp_path / "with"
     assert run(folder, FakeHub(), "--dry-run", "--stage-dir", str(stage)) == 0
     out = capsys.readouterr().out
@@ -218,7 +219,7 @@ def test_merged_file_is_sent_from_the_folder_not_staged(folder, tmp_path, capsys
 def test_stale_merged_file_is_refused(folder, tmp_path, capsys):
     """A merged file that is no longer the shards concatenated (one byte changed, same size) is refused before
     anything is sent, in one line naming it; nothing staged. --no-merged publishes the rest."""
-    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    merged = DATASETS[folder.name].merged_file
     bad = tmp_path / "bad" / folder.name
     shutil.copytree(folder, bad)
     data = bytearray((bad / merged).read_bytes())
@@ -258,7 +259,7 @@ def test_push_then_rerun_sends_nothing(folder, tmp_path, capsys):
     remote = FakeHub()
     stage = tmp_path / "stage"
     assert run(folder, remote, "--stage-dir", str(stage)) == 0
-    merged = {"kernelinfer": "sessions.jsonl", "kernelswarm": "episodes.jsonl"}[folder.name]
+    merged = DATASETS[folder.name].merged_file
     assert sorted(remote.sent()) == sorted(staged_files(stage) | {merged})
     assert remote.contents[merged] == (folder / merged).read_bytes()     # sent from the folder
     assert remote.commits[-1]["added"] == ["README.md"]         # the card, with its configs, goes last
@@ -284,7 +285,7 @@ def test_interrupted_upload_resumes_with_the_rest(folder, tmp_path, monkeypatch)
     assert run(folder, remote, "--stage-dir", str(stage)) == 0
     rest = remote.sent()[len(first):]
     assert not set(first) & set(rest)                            # nothing sent twice
-    assert sorted(first + rest) == sorted(staged_files(stage) | {"sessions.jsonl", "episodes.jsonl"} & set(rest))
+    assert sorted(first + rest) == sorted(staged_files(stage) | {DATASETS[folder.name].merged_file})
 
 
 def test_create_pr_puts_later_commits_on_the_pr(folder, monkeypatch, capsys):
@@ -368,3 +369,17 @@ def test_repo_script_and_subcommand_run_the_same_command(generated):
     bad = subprocess.run([sys.executable, "-m", "generator", "upload", str(folder), "--repo-id", "no-slash"],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert bad.returncode == hub.EXIT_USAGE and bad.stderr.startswith("kernelstrain upload: --repo-id")
+
+
+def test_a_file_changed_after_the_plan_is_not_sent(tmp_path):
+    """The plan's sha256 is what the commit announces: a file rewritten between the plan and the push (here the
+    merged file, which is sent from the folder) stops the push before its commit, in one line, exit 1."""
+    path = tmp_path / "sessions.jsonl"
+    path.write_bytes(b'{"session_id": "s0"}\n')
+    size, sha = hub.sha256_of([path])
+    path.write_bytes(b'{"session_id": "s1"}\n')                      # same size, other bytes
+    entry = hub.PlanEntry("sessions.jsonl", size, sha, "new", path)
+    with pytest.raises(hub.HubError) as exc:
+        hub.push(None, [entry], repo_id="o/r", revision=None, create_pr=False, message="m", retry=None,
+                 log=print)
+    assert exc.value.exit_code == hub.EXIT_INVALID and "changed since it was validated" in str(exc.value)

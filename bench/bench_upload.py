@@ -59,7 +59,9 @@ def copy(folder: Path, workdir: Path) -> None:
 
 
 def parts(folder: Path, workdir: Path) -> dict[str, float]:
-    """The dry run's steps, timed one by one in this process."""
+    """The dry run's steps, timed one by one in this process: `validate` of the folder, `stage` (links, card, the
+    staged folder's validation, hashing every staged file and checking the merged file: what the dry run does
+    before its look at the remote), `hash` alone (part of `stage`), the look at the remote."""
     dataset = publish.dataset_of(folder)
     stage = workdir / "stage" / dataset.name
     times = {"validate": best(lambda: validate_paths([str(folder)], progress=False))}

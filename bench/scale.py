@@ -22,10 +22,11 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
 from common import row, run_cli  # noqa: E402
+from generator.kernelinfer.dataset import KERNELINFER  # noqa: E402
 
 SHARDS = 4
-DEFAULT = 1_899
-TENX = 18_990
+DEFAULT = KERNELINFER.default_rows
+TENX = 10 * DEFAULT
 
 
 def shards_per_second(workdir: Path, workers: int) -> float:

@@ -18,9 +18,10 @@ def shard_name(index: int) -> str:
     return f"{SHARD_DIR}/batch_{index:03d}.jsonl"
 
 
-def by_shard_index(paths) -> list:
-    """Shard files in index order: their names sort by text only up to batch_999 (batch_1000 < batch_101)."""
-    return sorted(paths, key=lambda p: (len(str(p)), str(p)))
+def by_shard_index(items, key=str) -> list:
+    """Shard files (or items whose `key` is a shard's path) in index order: their names sort by text only up to
+    batch_999 (batch_1000 < batch_101)."""
+    return sorted(items, key=lambda item: (len(key(item)), key(item)))
 
 
 def num_shards(rows: int) -> int:

@@ -55,7 +55,8 @@ def sizes(rows: Iterable[dict]) -> tuple[list[int], list[int]]:
     for row in rows:
         messages = turns(row)
         chars.append(sum(len(m["content"]) for m in messages))
-        tokens.append(stated(row) if stated(row) is not None else chat(messages))
+        count = stated(row)
+        tokens.append(chat(messages) if count is None else count)
     return chars, tokens
 
 

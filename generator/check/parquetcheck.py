@@ -19,13 +19,13 @@ import pyarrow.parquet as pq
 from generator.catalog import validation
 from generator.check.rowscan import Located, Problem, json_objects
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, PARQUET_DIR, parquet_name
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, PARQUET_DIR, parquet_name, shard_name
 from generator.write.views import SPLITS
 
 
-def check(folder: Path, dataset: Dataset, shards: tuple[Path, ...], stats: dict | None) -> Located:
-    """Every problem of the folder's `data/` files."""
-    checker = Checker(dataset, [shard.relative_to(folder).as_posix() for shard in shards], stats)
+def check(folder: Path, dataset: Dataset, shards: int, stats: dict | None) -> Located:
+    """Every problem of the folder's `data/` files (`shards`: how many JSONL shards it has)."""
+    checker = Checker(dataset, shards, stats)
     have = {p.relative_to(folder).as_posix() for p in (folder / PARQUET_DIR).rglob("*") if p.is_file()}
     yield from checker.listing(have)
     for rel in sorted(set(checker.want) & have):
@@ -36,14 +36,15 @@ class Checker:
     """One folder's `data/` check in two parts: the set of files (`listing`), then each file against its JSONL
     source (`file`, in any order: a folder on remote storage is checked a shard at a time through a local copy)."""
 
-    def __init__(self, dataset: Dataset, shards: list[str], stats: dict | None):
-        """`shards`: the folder's JSONL shards (relative paths, in order)."""
+    def __init__(self, dataset: Dataset, shards: int, stats: dict | None):
+        """`shards`: how many JSONL shards the folder has; shard i's copies are paired with batch i by number (as
+        the view files are), so a missing batch is the layout's finding, never a "stale copy" of the next one."""
         self.written = ((stats or {}).get("generator") or {}).get("views") is True
         self.dataset = dataset
         self.want: dict[str, tuple[str, str | None]] = {}       # Parquet file -> (its JSONL source, split)
         if self.written:
             main = dataset.main_config.name
-            self.want = {parquet_name(main, s, i): (shard, s) for i, shard in enumerate(shards) for s in SPLITS}
+            self.want = {parquet_name(main, s, i): (shard_name(i), s) for i in range(shards) for s in SPLITS}
             self.want[HOLDOUT_PARQUET] = (HOLDOUT_FILE, None)
 
     def source(self, rel: str) -> str:

@@ -330,7 +330,7 @@ def _check_views(target: _Target, add) -> None:
     dataset = by_schema(target.row_schema)
     for rel, line, problem in viewcheck.check(folder, dataset, len(target.shards), stats):
         add(_shown(folder / rel), line, problem)
-    for rel, line, problem in parquetcheck.check(folder, dataset, target.shards, stats):
+    for rel, line, problem in parquetcheck.check(folder, dataset, len(target.shards), stats):
         add(_shown(folder / rel), line, problem)
 
 

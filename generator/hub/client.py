@@ -93,16 +93,10 @@ def sha256_of(paths: Iterable[Path]) -> tuple[int, str]:
     return size, sha.hexdigest()
 
 
-def hash_file(root: Path, rel: str) -> LocalFile:
-    """One staged file with its size and sha256."""
-    size, sha256 = sha256_of([root / rel])
-    return LocalFile(rel, size, sha256, root / rel)
-
-
 def local_files(stage: Path) -> list[LocalFile]:
     """Every file of the stage, in path order (the order of the plan and of the commits)."""
     rels = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
-    return [hash_file(stage, rel) for rel in rels]
+    return [LocalFile(rel, *sha256_of([stage / rel]), stage / rel) for rel in rels]
 
 
 def retry_after(headers) -> float | None:

@@ -25,7 +25,7 @@ import argparse
 import logging
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from generator.hub.client import TRANSPORT, classify
@@ -33,7 +33,6 @@ from generator.hub.client import TRANSPORT, classify
 DEFAULTS = {"connect_timeout": 10.0, "read_timeout": 60.0, "retry_budget": 120.0}
 ENV = {name: f"KERNELSTRAIN_HUB_{name.upper()}" for name in DEFAULTS}
 ATTEMPTS = 4          # attempts of one call (so at most 3 waits), within the retry budget
-MAX_BACKOFF = 8.0     # cap of the exponential backoff between attempts (s)
 
 
 def no_backoff_chatter(record: logging.LogRecord) -> bool:
@@ -114,7 +113,6 @@ class Retry:
     budget: float = DEFAULTS["retry_budget"]
     attempts: int = ATTEMPTS
     sleep: Callable[[float], None] = time.sleep
-    clock: Callable[[], float] = field(default=time.monotonic)
 
     def once(self) -> "Retry":
         """The same layer with a single attempt (a dry run's look at the remote: no waiting for a plan)."""
@@ -122,7 +120,7 @@ class Retry:
 
     def call(self, fn: Callable, *args, **kwargs):
         """fn(*args, **kwargs); a HubError (or fn's own exception when it is no Hub failure) once it gives up."""
-        deadline = self.clock() + self.budget
+        deadline = time.monotonic() + self.budget
         for attempt in range(1, self.attempts + 1):
             try:
                 return fn(*args, **kwargs)
@@ -134,8 +132,8 @@ class Retry:
                     raise error from None
                 if attempt == self.attempts:
                     raise (error.giving_up(f"after {attempt} attempts") if attempt > 1 else error) from None
-                wait = error.retry_after if error.retry_after is not None else min(2.0 ** (attempt - 1), MAX_BACKOFF)
-                left = deadline - self.clock()
+                wait = error.retry_after if error.retry_after is not None else 2.0 ** (attempt - 1)
+                left = deadline - time.monotonic()
                 if wait > left:
                     raise error.giving_up(f"a retry in {wait:g} s would pass the {self.budget:g} s retry budget "
                                           f"({max(left, 0):.0f} s left) after {attempt} attempt(s)") from None

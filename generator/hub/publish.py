@@ -110,12 +110,13 @@ def validate(staged: Path) -> bool:
 
 
 def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str,
-          merged: bool = True) -> tuple[Staged, hub.LocalFile | None] | None:
+          merged: bool = True) -> tuple[Staged, list[hub.LocalFile], hub.LocalFile | None] | None:
     """Assemble the Hub-ready folder at `out` (must not exist): the layout's files hard-linked, the card (for
     `repo_id`) and schemas written; built under a temporary name and renamed only when the validator passes it
     (None when not: nothing left behind). StageError when the folder holds files the layout does not define, or
-    (`merged`) when its merged file is not the staged shards concatenated. Returns the stage and, with `merged`,
-    the folder's merged file as sent beside it (never staged: `generator.hub.merged`).
+    (`merged`) when its merged file is not the staged shards concatenated. Returns the stage, its files hashed
+    (each read once, for the plan and the merged file's check) and, with `merged`, the folder's merged file as sent
+    beside it (never staged: `generator.hub.merged`).
 
     Never stages a `.py` file: datasets refuses a repo that holds `<repo_name>.py` (no loading scripts)."""
     rels = select(folder, dataset)
@@ -138,12 +139,14 @@ def stage(folder: Path, dataset: Dataset, out: Path, *, repo_id: str,
             print(f"{folder}: cannot write the card from stats.json and the first row; nothing sent", file=sys.stderr)
             shutil.rmtree(work, ignore_errors=True)
             return None
-        sent_beside = merged_file(folder, work, dataset) if merged else None
+        files = hub.local_files(work)
+        shards = [f for f in files if f.path.startswith(f"{SHARD_DIR}/")]
+        sent_beside = merged_file(folder, shards, dataset) if merged else None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)   # never leave a partial stage behind
         raise
     work.rename(out)
-    return staged, sent_beside
+    return staged, [replace(f, file=out / f.path) for f in files], sent_beside
 
 
 def staged_card(work: Path, dataset: Dataset, repo_id: str, merged_bytes: int | None) -> bytes | None:
@@ -227,10 +230,10 @@ def publish(args: argparse.Namespace, api_factory, token: str | None, retry: net
             return hub.EXIT_INVALID
         if made is None:
             return hub.EXIT_INVALID
-        staged, merged = made
+        staged, files, merged = made
         print_staged(staged, stage_dir, dataset, merged)
         api = api_factory(token=token)
-        local = sorted(hub.local_files(stage_dir) + ([merged] if merged else []), key=lambda f: f.path)
+        local = sorted(files + ([merged] if merged else []), key=lambda f: f.path)
         if args.dry_run:
             try:
                 remote = hub.remote_files(api, args.repo_id, args.revision, retry=retry.once())

@@ -56,7 +56,7 @@ def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
     ds = registry.get(spec.dataset)
     store = spec.store
     shards = [shard_name(i) for i in range(spec.shards)]
-    views, copies = viewcheck.Checker(ds, spec.shards, stats), parquetcheck.Checker(ds, shards, stats)
+    views, copies = viewcheck.Checker(ds, spec.shards, stats), parquetcheck.Checker(ds, spec.shards, stats)
     derived = {source: [] for source in [*shards, HOLDOUT_FILE]}   # JSONL -> [(checker, a Parquet file made from it)]
     found = []
     for checker, folder in ((views, VIEW_DIR), (copies, PARQUET_DIR)):

@@ -135,7 +135,7 @@ def layout(stats: dict) -> str:
     rows = [f"| `{path}` | {config_cell(d['config'])} | {d['files']:,} | {megabytes(d['bytes'])} |"
             for path, d in disk.items()]
     plots = ", ".join(f"`{plot_path(n)}`" for n in plot_names(stats)) if stats.get("figures") else ""
-    return ("## Files\n\nWhat this folder holds (sizes on disk, uncompressed):\n\n| files | config | count | size |\n"
+    return ("## Files\n\nWhat this folder holds (sizes on disk):\n\n| files | config | count | size |\n"
             "|---|---|---|---|\n" + "\n".join(rows)
             + "\n\nAlso `stats.json` (statistics computed from the rows, and the figures the plots draw), this "
             "`README.md`" + (f", the plots {plots}" if plots else "")

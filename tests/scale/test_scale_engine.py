@@ -90,7 +90,7 @@ def test_missing_ray_gives_the_install_hint(monkeypatch, tmp_path):
 def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path):
     assert main(["scale", "kernelinfer", "--out", str(tmp_path / "out"), "--rows", "190000", "--engine", "slurm",
                  "--slurm-dir", str(tmp_path / "jobs"), "--shards-per-task", "7", "--partition", "cpu",
-                 "--no-views"]) == 0
+                 "--no-views", "--window-tokens", "4096"]) == 0
     array = (tmp_path / "jobs" / "shards.sbatch").read_text()
     final = (tmp_path / "jobs" / "final.sbatch").read_text()
     assert "#SBATCH --array=0-271%200" in array.splitlines()       # 1,900 shards / 7 per task
@@ -108,7 +108,7 @@ def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path)
     assert {0, 6, 1897, 1899} <= covered
     args = parser.parse_args(shlex.split(next(l for l in final.splitlines() if l.startswith("exec ")))[5:])
     assert args.finish_only and args.out == str(tmp_path / "out") and not args.views
-    assert args.window_tokens == 32_768
+    assert args.window_tokens == 4096          # forwarded, not the default
 
 
 def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys, monkeypatch):

@@ -124,10 +124,16 @@ def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> str | Non
     """Triton's OutOfResources text when the recorded figure exceeds the GPU's limit, quoting both as Triton
     prints them. Without a task (no shape: a what-if question), or for a kernel class the table does not cover
     yet (its header's `# classes:`), the estimate answers, worded the same way."""
-    limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
+    limit = TRITON_LIMIT[gpu.cc]
     covered = task is not None and variant.kernel_class in _triton_recorded()[2]
     need = triton_shared(task, variant, params) if covered else estimate
     if need is None or need <= limit:
         return None
-    return (f"out of resource: shared memory, Required: {need}, Hardware limit: {limit}. "
+    return out_of_resources(need, limit)
+
+
+def out_of_resources(required: int, limit: int) -> str:
+    """The message of the OutOfResources exception Triton 3.9's launcher raises when a kernel needs more shared
+    memory than the device allows per block (triton/runtime/errors.py); one text for the rows and the audit."""
+    return (f"out of resource: shared memory, Required: {required}, Hardware limit: {limit}. "
             f"Reducing block sizes or `num_stages` may help.")

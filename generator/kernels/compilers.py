@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from generator.kernels import Source
-from generator.catalog.resources import TRITON_LIMIT
+from generator.catalog.resources import TRITON_LIMIT, out_of_resources
 
 # A pathological source (e.g. a huge fully unrolled loop) must not stall the audit, and a busy machine must not
 # turn a slow compile into a verdict: a source that times out is retried alone with TIMEOUT_RETRY x the time,
@@ -270,21 +270,14 @@ def _compile_triton_one(text: str, filename: str, cc: int, index: int) -> Outcom
                 return Outcome("compile_error", "triton", f"{lines[0]} {lines[-1]}", str(exc),
                                seconds=time.perf_counter() - start)
             shared = max(shared, compiled.metadata.shared)
-        limit = TRITON_LIMIT.get(cc, 101376)
+        limit = TRITON_LIMIT[cc]
         seconds = time.perf_counter() - start
         if shared > limit:
-            msg = out_of_resources(shared, limit)
+            msg = f"triton.runtime.errors.OutOfResources: {out_of_resources(shared, limit)}"
             return Outcome("compile_error", "runtime", msg, msg, shared, seconds)
         return Outcome("ok", "", "", "", shared, seconds)
     finally:
         shutil.rmtree(mod_dir, ignore_errors=True)
-
-
-def out_of_resources(required: int, limit: int) -> str:
-    """The exception line Triton 3.9's launcher raises when a kernel needs more shared memory than the device
-    allows per block (triton/runtime/errors.py, OutOfResources)."""
-    return (f"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: {required}, "
-            f"Hardware limit: {limit}. Reducing block sizes or `num_stages` may help.")
 
 
 def _allocated_shared(src, cc: int, options: dict) -> int:

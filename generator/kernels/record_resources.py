@@ -162,7 +162,7 @@ def triton_suspects(ops=None, classes=None):
         if task.impl != "triton":
             continue
         gpu = GPUS[task.gpu]
-        limit = TRITON_LIMIT.get(gpu.cc, gpu.smem_dyn_max)
+        limit = TRITON_LIMIT[gpu.cc]
         for v in variants_for(task.op, "triton"):
             if not legal_on(v, gpu, task.dtype) or classes is not None and v.kernel_class not in classes:
                 continue

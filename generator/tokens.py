@@ -24,6 +24,7 @@ from typing import Iterable
 BYTES_PER_TOKEN = 2.0
 PER_MESSAGE = 8
 WINDOWS = (32_768, 131_072)          # the context sizes token_stats reports the share of rows fitting
+RULE = f"`ceil(utf8 bytes / {BYTES_PER_TOKEN:g})` per text plus {PER_MESSAGE} per chat turn"   # as the card says it
 
 
 def count(text: str) -> int:

@@ -15,8 +15,7 @@ from generator import registry
 from generator.scale import engines
 from generator.scale.finish import finish
 from generator.scale.shards import RunMismatch, RunSpec, claim, missing
-from generator.write.generate import int_at_least
-from generator.write.views import WINDOW_TOKENS
+from generator.write.generate import add_window_tokens, int_at_least
 from generator.write.writer import default_workers
 
 
@@ -39,8 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--holdout", type=int_at_least(1), help="held-out tasks (default: the whole benchmark)")
     parser.add_argument("--no-views", dest="views", action="store_false",
                         help="the JSONL-only layout, no views or Parquet (as the generation commands' --no-views)")
-    parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
-                        help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
+    add_window_tokens(parser)
     parser.add_argument("--engine", choices=("local", "ray", "slurm"), default="local")
     parser.add_argument("--workers", type=int_at_least(1), default=default_workers(),
                         help="local processes, or the CPUs of a local Ray instance")

@@ -19,6 +19,7 @@ from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_
                               STATS_FILE, parquet_pattern, view_pattern)
 from generator.write import card_facts
 from generator.write.views import SPLITS
+from generator.tokens import RULE as TOKEN_RULE
 
 TASK_CATEGORIES = ["text-generation"]
 COMMON_TAGS = ["cuda", "triton", "kernel-optimization", "gpu", "inference", "llm-inference", "synthetic-data"]
@@ -242,7 +243,7 @@ def _views(dataset: Dataset, stats: dict) -> str:
                       for v in dataset.views for s in SPLITS)
     parts = [f"## Training views\n\nConfigs derived from the `{main}` rows, one zstd Parquet file per batch and "
              f"split (`views/<config>/<config>-<split>-NNN.parquet`), each row within {budget} tokens (a "
-             "conservative count: `ceil(utf8 bytes / 2)` per text plus 8 per chat turn). `tokens` in "
+             f"conservative count: {TOKEN_RULE}). `tokens` in "
              "`stats.json` gives characters and tokens per row of every config, and the share of rows fitting "
              f"32K and 128K. Each view has the `{main}` config's two splits: `train` is made from the `train` "
              f"{unit}s only and `{validation.SPLIT}` from the validation families' {unit}s (rule "

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import orjson
 
+from generator.catalog.calibration import DRAM_CEILING
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.dataset import Dataset
 from generator.layout import HOLDOUT_FILE, QA_DIR, SHARD_PATTERN
 from generator.write.plots import PLOTS, plot_names, plot_path
+from generator.tokens import RULE as TOKEN_RULE
 
 TEXT_CHARS = 160     # an example row's strings are cut after this many characters
 LIST_ITEMS = 3       # and its lists after this many items
@@ -151,7 +153,7 @@ def token_lengths(stats: dict) -> str:
             f"{t['tokens']['mean']:,.0f} | {t['tokens']['p50']:,} | {t['tokens']['p90']:,} | {t['tokens']['max']:,} | "
             f"{t['fit_32k']:.1%} | {t['fit_128k']:.1%} |" for name, t in tokens.items()]
     return ("## Lengths\n\nPer row of each config (`tokens` of `stats.json`; tokens are a conservative count, "
-            "`ceil(utf8 bytes / 2)` per text plus 8 per chat turn, above what common BPE tokenizers give):\n\n"
+            f"{TOKEN_RULE}, above what common BPE tokenizers give):\n\n"
             "| config | rows | chars mean | chars max | tokens mean | p50 | p90 | max | fit 32K | fit 128K |\n"
             "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
 
@@ -165,7 +167,7 @@ def example(dataset: Dataset, row: dict | None) -> str:
             f"\n\n```json\n{text}\n```")
 
 
-INTENDED_USES = """## Intended uses and limitations
+INTENDED_USES = f"""## Intended uses and limitations
 
 Intended uses:
 - Supervised fine-tuning of models that write and iteratively improve CUDA / Triton inference kernels from
@@ -176,7 +178,7 @@ Intended uses:
 
 What is modelled (sources in kernelstrain's docs/calibration.md and docs/gpu_facts.md): each task's roofline
 (minimum DRAM traffic over the GPU's spec bandwidth, FLOPs over the dtype's peak, launch overhead); best kernels
-at the fractions of peak published kernels reach, never above the measured ceilings (92 % of DRAM bandwidth, the
+at the fractions of peak published kernels reach, never above the measured ceilings ({DRAM_CEILING * 100:.0f} % of DRAM bandwidth, the
 best published tensor-core fraction), naive baselines at what naive kernels get; exact arch gating (wgmma only on
 sm_90a, TMA on sm_90+/sm_120a, fp8 tensor cores on sm_89+, fp4 only on sm_120a, per-block shared-memory caps);
 compile and launch diagnostics as nvcc / ptxas / Triton print them for the injected fault (the kernel sources are

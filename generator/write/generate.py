@@ -47,6 +47,12 @@ def int_at_least(minimum: int, maximum: int = INT64_MAX):
     return parse
 
 
+def add_window_tokens(parser: argparse.ArgumentParser) -> None:
+    """--window-tokens, the same for the generation commands and `scale` (whose shards must be the CLI's)."""
+    parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
+                        help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
+
+
 def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output folder (created; must not hold other data)")
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default 0)")
@@ -62,8 +68,7 @@ def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-views", dest="views", action="store_false",
                         help=f"the seed's JSONL-only layout: no training views ({names}), no Parquet "
                              "(data/, views/), the card's configs read batches/*.jsonl and tasks_holdout.jsonl")
-    parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
-                        help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
+    add_window_tokens(parser)
 
 
 def task_key(row: dict) -> tuple:

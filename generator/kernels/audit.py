@@ -303,8 +303,9 @@ def expected_from_feedback(status: str, text: str) -> Expected:
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
 
 
-def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
-    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
+def folder_candidates(folder: Path, n: int, seed: int, kinds: frozenset[str] | None = None) -> list[Candidate]:
+    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind); with `kinds`, only the steps
+    of those kinds (e.g. the launch refusals, to check a sample of every claim of one kind)."""
 
     files = sorted(folder.glob(SHARD_PATTERN)) or [folder / KERNELINFER.merged_file]
     if not files[0].is_file():
@@ -324,6 +325,8 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                     feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
                     body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
                     exp = expected_from_feedback(step["status"], body)
+                    if kinds is not None and (exp.kind or exp.status) not in kinds:
+                        continue
                     text = msgs[i]["content"]
                     arch = row["arch"]   # the stated target, compiled as stated: never substituted
                     if row["impl"] == "triton":
@@ -458,6 +461,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
     parser.add_argument("--json", type=Path, help="write the full report (every kernel, every disagreement) here")
+    parser.add_argument("--kinds", help="DIR: only steps of these kinds, comma-separated, as the report's table "
+                        "names them (ok, wrong_result, or a diagnostic kind: triton_out_of_resources, dyn_smem_over_cap "
+                        "for every CUDA launch refusal, ...)")
 
 
 def run(args) -> int:
@@ -472,7 +478,8 @@ def run(args) -> int:
         print(f"audit-compile: {args.dir}: not a directory", file=sys.stderr)
         return 2
     try:
-        cands = catalog_candidates(args.sample, args.seed) if args.catalog else folder_candidates(args.dir, args.sample, args.seed)
+        cands = catalog_candidates(args.sample, args.seed) if args.catalog else folder_candidates(
+            args.dir, args.sample, args.seed, frozenset(args.kinds.split(",")) if args.kinds else None)
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -105,8 +105,20 @@ def test_folder_audit_reads_sessions_and_agrees(tmp_path):
     assert report["disagreements"] == [], _report_text(report)
 
 
+def test_folder_audit_samples_only_the_kinds_asked(tmp_path):
+    rows = [_session_row("cuda", "a100"), _session_row("triton", "h100")]
+    (tmp_path / "batches").mkdir()
+    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    every = audit.folder_candidates(tmp_path, 100, seed=0)
+    kinds = {c.meta["stratum"] for c in every if c.expected.status == "compile_error"}
+    assert kinds and len(kinds) < len({c.meta["stratum"] for c in every})
+    some = audit.folder_candidates(tmp_path, 100, seed=0, kinds=frozenset(kinds))
+    assert sorted(c.meta["file"] + str(c.meta["step"]) for c in some) == sorted(
+        c.meta["file"] + str(c.meta["step"]) for c in every if c.meta["stratum"] in kinds)
+
+
 def _args(**kw):
-    base = dict(dir=None, catalog=False, sample=500, seed=0, jobs=2, json=None)
+    base = dict(dir=None, catalog=False, sample=500, seed=0, jobs=2, json=None, kinds=None)
     return argparse.Namespace(**{**base, **kw})
 
 

@@ -298,21 +298,35 @@ def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], 
 
 
 def _restyle(text: str, lang: str, layout: Layout) -> str:
-    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent."""
+    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent (in that
+    order, one `_rewrite` each; a habit the templates are written in leaves the text as it is)."""
     text = "\n" + text
-    if layout.comments == "none":
-        text = _COMMENT_BLOCK[lang].sub("", text)
-    elif layout.comments == "terse":
-        text = _COMMENT_BLOCK[lang].sub(r"\1", text)
-    if lang == "cuda":
-        if not layout.unroll:
-            text = _UNROLL.sub("", text)
-        if not layout.restrict:
-            text = text.replace(" __restrict__", "")
-        if layout.east_const:
-            text = _EAST_CONST.sub(r"\1\2 const", text)
-        if layout.brace_same_line:
-            text = _OWN_LINE_BRACE.sub(_join_brace, text)
-    if layout.indent == 2:
-        text = _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
+    for habit in _HABITS[lang]:
+        setting = getattr(layout, habit)
+        if setting != _AS_WRITTEN[habit]:
+            text = _rewrite(text, lang, habit, setting)
     return text[1:]
+
+
+_HABITS = {"cuda": ("comments", "unroll", "restrict", "east_const", "brace_same_line", "indent"),
+           "triton": ("comments", "indent")}
+_AS_WRITTEN = {"comments": "full", "unroll": True, "restrict": True, "east_const": False, "brace_same_line": False,
+               "indent": 4}
+
+
+@lru_cache(maxsize=1024)
+def _rewrite(text: str, lang: str, habit: str, setting) -> str:
+    """One layout rewrite of `text` (with its leading newline), cached per text: the layouts of one template share
+    the rewrites of their first habits, and a rewrite that finds nothing to change hands the same text on, so the
+    96 layouts of a template cost a few rewrites each instead of six."""
+    if habit == "comments":
+        return _COMMENT_BLOCK[lang].sub("" if setting == "none" else r"\1", text)
+    if habit == "unroll":
+        return _UNROLL.sub("", text)
+    if habit == "restrict":
+        return text.replace(" __restrict__", "")
+    if habit == "east_const":
+        return _EAST_CONST.sub(r"\1\2 const", text)
+    if habit == "brace_same_line":
+        return _OWN_LINE_BRACE.sub(_join_brace, text)
+    return _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)

@@ -202,3 +202,47 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
                 assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
                 checked += bool(plan.names)
     assert checked > 200
+
+
+def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
+    """The layout rewrites applied one after the other to the whole text, every one of them (no cache, no skip):
+    what `style._restyle` must equal."""
+    from generator.kernels import style as styling
+
+    text = "\n" + text
+    if layout.comments != "full":
+        text = styling._COMMENT_BLOCK[lang].sub("" if layout.comments == "none" else r"\1", text)
+    if lang == "cuda":
+        if not layout.unroll:
+            text = styling._UNROLL.sub("", text)
+        if not layout.restrict:
+            text = text.replace(" __restrict__", "")
+        if layout.east_const:
+            text = styling._EAST_CONST.sub(r"\1\2 const", text)
+        if layout.brace_same_line:
+            text = styling._OWN_LINE_BRACE.sub(styling._join_brace, text)
+    if layout.indent == 2:
+        text = styling._INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
+    return text[1:]
+
+
+def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
+    """`_restyle` shares its rewrites between layouts (cached per text, skipping the habits a template is written
+    in): every template in every layout reads as all six rewrites applied in order, and the cache was used."""
+    import itertools
+
+    from generator.kernels import style as styling
+
+    styling._rewrite.cache_clear()
+    layouts = [styling.Layout(*values) for values in itertools.product(
+        styling.COMMENTS, (4, 2), (False, True), (False, True), (False, True), (False, True))]
+    changed = 0
+    for lang in EXTENSIONS:
+        for path in sorted((TEMPLATE_ROOT / lang).rglob("*.*")):
+            text = path.read_text()
+            for layout in layouts:
+                expected = _restyle_all_rewrites(text, lang, layout)
+                assert styling._restyle(text, lang, layout) == expected, (path, layout)
+                changed += expected != text
+    assert changed > 1000
+    assert styling._rewrite.cache_info().hits > styling._rewrite.cache_info().misses

@@ -184,14 +184,19 @@ def constants_text(params, lang: str, style: Style) -> str:
 
 def prelude_text(prelude: str, style: Style) -> str:
     """The CUDA prelude (includes, element typedefs) in the style's include order and alias form."""
+    return _prelude_text(prelude, style.includes, style.using_alias)
+
+
+@lru_cache(maxsize=256)   # a prelude per dtype, six forms of it: every engineer's variants share them
+def _prelude_text(prelude: str, order: str, using_alias: bool) -> str:
     lines = prelude.split("\n")
     includes = [ln for ln in lines if ln.startswith("#include")]
     rest = lines[len(includes):]
-    if style.includes == "sorted":
+    if order == "sorted":
         includes = sorted(includes)
-    elif style.includes == "runtime_last":
+    elif order == "runtime_last":
         includes = [ln for ln in includes if "cuda_runtime" not in ln] + [ln for ln in includes if "cuda_runtime" in ln]
-    if style.using_alias:
+    if using_alias:
         rest = [re.sub(r"^typedef (.+) (\w+);$", r"using \2 = \1;", ln) for ln in rest]
     return "\n".join(includes + rest)
 

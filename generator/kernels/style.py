@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["Style", "draw_style", "style_texts", "constants_text", "prelude_text"]
+__all__ = ["Style", "draw_style", "style_texts", "styled_parts", "constants_text", "prelude_text"]
 
 # Synonyms real code uses for the templates' most common local names (snake_case; camel-case styles convert).
 # Only names the templates declare themselves: a rename applies to every use in the translation unit.
@@ -201,14 +201,22 @@ def _prelude_text(prelude: str, order: str, using_alias: bool) -> str:
     return "\n".join(includes + rest)
 
 
-@lru_cache(maxsize=4096)
 def style_texts(texts: tuple[str, ...], lang: str, protected: frozenset[str], style: Style) -> tuple[str, ...]:
-    """The template texts of one translation unit (main template, op snippet) in `style`. Names are renamed over
-    all of them at once, so a name the snippet uses as a member or keyword keeps its name in the template too."""
+    """The template texts of one translation unit (main template, op snippet) in `style`, written out (rendering
+    binds `styled_parts` instead: the same text without writing it out first)."""
+    laid_out, names = styled_parts(texts, lang, protected, style)
+    return tuple("".join([p if i % 2 == 0 else names[p] for i, p in enumerate(parts)]) for parts in laid_out)
+
+
+def styled_parts(texts: tuple[str, ...], lang: str, protected: frozenset[str],
+                 style: Style) -> tuple[tuple[tuple[str, ...], ...], dict[str, str]]:
+    """The template texts of one translation unit in `style`'s layout, each split at the names a style may rename
+    (literal, name, literal, ..., literal; shared by every engineer with that layout), and this engineer's name
+    for each of those names (the template's own where it keeps it). Names are renamed over all the texts at once,
+    so a name the snippet uses as a member or keyword keeps its name in the template too."""
     plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
     renames = _renames(plan.names, lang, style, plan.taken | protected)
-    return tuple("".join([p if i % 2 == 0 else renames.get(p, p) for i, p in enumerate(parts)])
-                 for parts in _laid_out(plan, lang, style.layout()))
+    return _laid_out(plan, lang, style.layout()), {name: renames.get(name, name) for name in plan.names}
 
 
 @dataclass(frozen=True)

@@ -246,3 +246,27 @@ def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
                 changed += expected != text
     assert changed > 1000
     assert styling._rewrite.cache_info().hits > styling._rewrite.cache_info().misses
+
+
+def test_a_template_split_at_its_names_binds_as_the_renamed_text_parsed():
+    """Rendering binds the laid-out template with its renameable names as slots (`templating.parse_split`) instead
+    of writing the renamed text out and parsing it: for every template (with and without its open slots) in random
+    styles, both give the same bound pieces."""
+    from generator.kernels import templating
+    from generator.kernels.style import styled_parts
+
+    rng = np.random.default_rng(7)
+    renamed = 0
+    for lang in EXTENSIONS:
+        for path in sorted((TEMPLATE_ROOT / lang).rglob("*.*")):
+            text = path.read_text()
+            values = {name: f"<{name.lower()}>" for name in templating.parse(text, path).lines_of}
+            for _ in range(3):
+                style = draw_style(rng, lang)
+                (parts,), names = styled_parts((text,), lang, frozenset(), style)
+                (styled,) = style_texts((text,), lang, frozenset(), style)
+                for slots in (frozenset(), frozenset({"TUNED_CONSTANTS", "OP_SNIPPET"})):
+                    expected = templating.parse(styled, path).bind(values, slots)
+                    assert templating.parse_split(parts, path).bind({**values, **names}, slots) == expected, path
+                renamed += styled != text and any(new != old for old, new in names.items())
+    assert renamed > 100

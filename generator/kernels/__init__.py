@@ -107,14 +107,16 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
 
 
 def _styled(main, snippet, lang: str, values: dict, style: Style):
-    """The main template and op snippet restyled (`values`' prelude and signature too, in place). The op's
-    signature names, its kernel and launcher names are the task's interface: the style never renames them."""
+    """The main template and op snippet restyled, their renameable names left as slots that `values` now binds
+    (`values`' prelude and signature restyled too, in place). The op's signature names, its kernel and launcher
+    names are the task's interface: the style never renames them."""
     protected = frozenset(templating.IDENTIFIER.findall(values["SIGNATURE"])) | {values["KERNEL_NAME"], values["OP"]}
     if lang == "cuda":
         values["PRELUDE"] = styling.prelude_text(values["PRELUDE"], style)
         if not style.restrict:
             values["SIGNATURE"] = values["SIGNATURE"].replace(" __restrict__", "")
     parts = (main,) if snippet is None else (main, snippet)
-    texts = styling.style_texts(tuple(templating.text_of(t.path) for t in parts), lang, protected, style)
-    styled = [templating.parse(text, t.path) for text, t in zip(texts, parts)]
+    laid_out, names = styling.styled_parts(tuple(templating.text_of(t.path) for t in parts), lang, protected, style)
+    values.update(names)    # lower-case names as slots beside the upper-case placeholders: bound with them
+    styled = [templating.parse_split(split, t.path) for split, t in zip(laid_out, parts)]
     return styled[0], (styled[1] if snippet is not None else None)

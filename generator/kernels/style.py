@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["Style", "draw_style", "style_texts", "constants_text", "prelude_text"]
+__all__ = ["Style", "draw_style", "style_texts", "styled_parts", "constants_text", "prelude_text"]
 
 # Synonyms real code uses for the templates' most common local names (snake_case; camel-case styles convert).
 # Only names the templates declare themselves: a rename applies to every use in the translation unit.
@@ -184,26 +184,39 @@ def constants_text(params, lang: str, style: Style) -> str:
 
 def prelude_text(prelude: str, style: Style) -> str:
     """The CUDA prelude (includes, element typedefs) in the style's include order and alias form."""
+    return _prelude_text(prelude, style.includes, style.using_alias)
+
+
+@lru_cache(maxsize=256)   # a prelude per dtype, six forms of it: every engineer's variants share them
+def _prelude_text(prelude: str, order: str, using_alias: bool) -> str:
     lines = prelude.split("\n")
     includes = [ln for ln in lines if ln.startswith("#include")]
     rest = lines[len(includes):]
-    if style.includes == "sorted":
+    if order == "sorted":
         includes = sorted(includes)
-    elif style.includes == "runtime_last":
+    elif order == "runtime_last":
         includes = [ln for ln in includes if "cuda_runtime" not in ln] + [ln for ln in includes if "cuda_runtime" in ln]
-    if style.using_alias:
+    if using_alias:
         rest = [re.sub(r"^typedef (.+) (\w+);$", r"using \2 = \1;", ln) for ln in rest]
     return "\n".join(includes + rest)
 
 
-@lru_cache(maxsize=4096)
 def style_texts(texts: tuple[str, ...], lang: str, protected: frozenset[str], style: Style) -> tuple[str, ...]:
-    """The template texts of one translation unit (main template, op snippet) in `style`. Names are renamed over
-    all of them at once, so a name the snippet uses as a member or keyword keeps its name in the template too."""
+    """The template texts of one translation unit (main template, op snippet) in `style`, written out (rendering
+    binds `styled_parts` instead: the same text without writing it out first)."""
+    laid_out, names = styled_parts(texts, lang, protected, style)
+    return tuple("".join([p if i % 2 == 0 else names[p] for i, p in enumerate(parts)]) for parts in laid_out)
+
+
+def styled_parts(texts: tuple[str, ...], lang: str, protected: frozenset[str],
+                 style: Style) -> tuple[tuple[tuple[str, ...], ...], dict[str, str]]:
+    """The template texts of one translation unit in `style`'s layout, each split at the names a style may rename
+    (literal, name, literal, ..., literal; shared by every engineer with that layout), and this engineer's name
+    for each of those names (the template's own where it keeps it). Names are renamed over all the texts at once,
+    so a name the snippet uses as a member or keyword keeps its name in the template too."""
     plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
     renames = _renames(plan.names, lang, style, plan.taken | protected)
-    return tuple("".join([p if i % 2 == 0 else renames.get(p, p) for i, p in enumerate(parts)])
-                 for parts in _laid_out(plan, lang, style.layout()))
+    return _laid_out(plan, lang, style.layout()), {name: renames.get(name, name) for name in plan.names}
 
 
 @dataclass(frozen=True)
@@ -298,21 +311,35 @@ def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], 
 
 
 def _restyle(text: str, lang: str, layout: Layout) -> str:
-    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent."""
+    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent (in that
+    order, one `_rewrite` each; a habit the templates are written in leaves the text as it is)."""
     text = "\n" + text
-    if layout.comments == "none":
-        text = _COMMENT_BLOCK[lang].sub("", text)
-    elif layout.comments == "terse":
-        text = _COMMENT_BLOCK[lang].sub(r"\1", text)
-    if lang == "cuda":
-        if not layout.unroll:
-            text = _UNROLL.sub("", text)
-        if not layout.restrict:
-            text = text.replace(" __restrict__", "")
-        if layout.east_const:
-            text = _EAST_CONST.sub(r"\1\2 const", text)
-        if layout.brace_same_line:
-            text = _OWN_LINE_BRACE.sub(_join_brace, text)
-    if layout.indent == 2:
-        text = _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
+    for habit in _HABITS[lang]:
+        setting = getattr(layout, habit)
+        if setting != _AS_WRITTEN[habit]:
+            text = _rewrite(text, lang, habit, setting)
     return text[1:]
+
+
+_HABITS = {"cuda": ("comments", "unroll", "restrict", "east_const", "brace_same_line", "indent"),
+           "triton": ("comments", "indent")}
+_AS_WRITTEN = {"comments": "full", "unroll": True, "restrict": True, "east_const": False, "brace_same_line": False,
+               "indent": 4}
+
+
+@lru_cache(maxsize=1024)
+def _rewrite(text: str, lang: str, habit: str, setting) -> str:
+    """One layout rewrite of `text` (with its leading newline), cached per text: the layouts of one template share
+    the rewrites of their first habits, and a rewrite that finds nothing to change hands the same text on, so the
+    96 layouts of a template cost a few rewrites each instead of six."""
+    if habit == "comments":
+        return _COMMENT_BLOCK[lang].sub("" if setting == "none" else r"\1", text)
+    if habit == "unroll":
+        return _UNROLL.sub("", text)
+    if habit == "restrict":
+        return text.replace(" __restrict__", "")
+    if habit == "east_const":
+        return _EAST_CONST.sub(r"\1\2 const", text)
+    if habit == "brace_same_line":
+        return _OWN_LINE_BRACE.sub(_join_brace, text)
+    return _INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)

@@ -95,8 +95,23 @@ def load(path: Path) -> Template:
 
 
 def parse(text: str, path: Path) -> Template:
-    """A template's text (as read, or restyled: `kernels.style`) parsed; `path` names it in errors."""
-    pieces = _PLACEHOLDER.split(text)
+    """A template's text (as read) parsed; `path` names it in errors."""
+    return _template(path, _PLACEHOLDER.split(text))
+
+
+@lru_cache(maxsize=1024)   # per template and layout: the engineers who share a layout share its parse
+def parse_split(parts: tuple[str, ...], path: Path) -> Template:
+    """A template already split at names (`parts`: literal, name, literal, ..., literal, as `kernels.style` splits
+    a laid-out template at the names it may rename), parsed with each of those names as a slot too: one `bind`
+    then renames them and fills the placeholders, the text `parse` of the renamed text and its `bind` give."""
+    pieces = _PLACEHOLDER.split(parts[0])
+    for name, literal in zip(parts[1::2], parts[2::2]):
+        pieces.append(name)
+        pieces += _PLACEHOLDER.split(literal)
+    return _template(path, pieces)
+
+
+def _template(path: Path, pieces: list[str]) -> Template:
     lines_of: dict[str, list[int]] = {}
     line = 1
     for i in range(1, len(pieces), 2):      # each placeholder's line: the newlines of the literal text before it

@@ -202,3 +202,71 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
                 assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
                 checked += bool(plan.names)
     assert checked > 200
+
+
+def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
+    """The layout rewrites applied one after the other to the whole text, every one of them (no cache, no skip):
+    what `style._restyle` must equal."""
+    from generator.kernels import style as styling
+
+    text = "\n" + text
+    if layout.comments != "full":
+        text = styling._COMMENT_BLOCK[lang].sub("" if layout.comments == "none" else r"\1", text)
+    if lang == "cuda":
+        if not layout.unroll:
+            text = styling._UNROLL.sub("", text)
+        if not layout.restrict:
+            text = text.replace(" __restrict__", "")
+        if layout.east_const:
+            text = styling._EAST_CONST.sub(r"\1\2 const", text)
+        if layout.brace_same_line:
+            text = styling._OWN_LINE_BRACE.sub(styling._join_brace, text)
+    if layout.indent == 2:
+        text = styling._INDENT.sub(lambda m: "\n" + "  " * (len(m.group(1)) // 4), text)
+    return text[1:]
+
+
+def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
+    """`_restyle` shares its rewrites between layouts (cached per text, skipping the habits a template is written
+    in): every template in every layout reads as all six rewrites applied in order, and the cache was used."""
+    import itertools
+
+    from generator.kernels import style as styling
+
+    styling._rewrite.cache_clear()
+    layouts = [styling.Layout(*values) for values in itertools.product(
+        styling.COMMENTS, (4, 2), (False, True), (False, True), (False, True), (False, True))]
+    changed = 0
+    for lang in EXTENSIONS:
+        for path in sorted((TEMPLATE_ROOT / lang).rglob("*.*")):
+            text = path.read_text()
+            for layout in layouts:
+                expected = _restyle_all_rewrites(text, lang, layout)
+                assert styling._restyle(text, lang, layout) == expected, (path, layout)
+                changed += expected != text
+    assert changed > 1000
+    assert styling._rewrite.cache_info().hits > styling._rewrite.cache_info().misses
+
+
+def test_a_template_split_at_its_names_binds_as_the_renamed_text_parsed():
+    """Rendering binds the laid-out template with its renameable names as slots (`templating.parse_split`) instead
+    of writing the renamed text out and parsing it: for every template (with and without its open slots) in random
+    styles, both give the same bound pieces."""
+    from generator.kernels import templating
+    from generator.kernels.style import styled_parts
+
+    rng = np.random.default_rng(7)
+    renamed = 0
+    for lang in EXTENSIONS:
+        for path in sorted((TEMPLATE_ROOT / lang).rglob("*.*")):
+            text = path.read_text()
+            values = {name: f"<{name.lower()}>" for name in templating.parse(text, path).lines_of}
+            for _ in range(3):
+                style = draw_style(rng, lang)
+                (parts,), names = styled_parts((text,), lang, frozenset(), style)
+                (styled,) = style_texts((text,), lang, frozenset(), style)
+                for slots in (frozenset(), frozenset({"TUNED_CONSTANTS", "OP_SNIPPET"})):
+                    expected = templating.parse(styled, path).bind(values, slots)
+                    assert templating.parse_split(parts, path).bind({**values, **names}, slots) == expected, path
+                renamed += styled != text and any(new != old for old, new in names.items())
+    assert renamed > 100

@@ -1,0 +1,159 @@
+"""A folder's Parquet files (training views by `viewcheck`, `data/` copies by `parquetcheck`) checked a JSONL
+source's files at a time, in short-lived worker processes once the folder has more than a few shards.
+
+Why processes: reading Parquet grows a process's native memory for good (pyarrow's allocator pool and glibc
+keep what they took: 156 -> 267 MB over 2 shards, 307 MB over 20, while Python's own objects stay at ~113 MB),
+so the process that read every shard of a 10x folder peaked at twice the 1x figure (#20). Here no process reads
+more than PER_PROCESS sources' files: each task (PER_PROCESS sources) runs in a spawned process of its own,
+`jobs` at a time, and the findings come back to be put in the order one process gives them. Used by the local
+validator (`validate`) and by a remote run's final step (`generator.scale.finish`), which copies each source's
+files in (`fetch`) just before its task starts.
+"""
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import signal
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from generator import registry
+from generator.check import parquetcheck, viewcheck
+from generator.check.rowscan import Problem
+from generator.layout import PARQUET_DIR, VIEW_DIR
+
+PER_PROCESS = 4     # JSONL sources whose Parquet files one process reads before it exits (a few: a spawn costs ~0.5 s)
+
+Found = list[tuple[str, "int | None", Problem]]
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a worker needs to rebuild the folder's two checkers (a dataset is named, not pickled)."""
+
+    dataset: str
+    shards: int
+    stats: dict | None
+
+    def checkers(self) -> tuple[viewcheck.Checker, parquetcheck.Checker]:
+        dataset = registry.get(self.dataset)
+        return (viewcheck.Checker(dataset, self.shards, self.stats),
+                parquetcheck.Checker(dataset, self.shards, self.stats))
+
+
+class FolderFiles:
+    """One folder's view and `data/` checks: the listings, the files grouped by the JSONL source they are made
+    from (`groups`: views' files, then data's, each sorted), each group's check (`run`), the view totals."""
+
+    def __init__(self, checks: Checks, have_views: Iterable[str], have_data: Iterable[str]):
+        self.checks = checks
+        self.views, self.copies = checks.checkers()
+        self.have = {VIEW_DIR: set(have_views), PARQUET_DIR: set(have_data)}
+        self.groups: dict[str, list[str]] = {}
+        for checker, have in ((self.views, self.have[VIEW_DIR]), (self.copies, self.have[PARQUET_DIR])):
+            for rel in sorted(set(checker.want) & have):
+                self.groups.setdefault(checker.source(rel), []).append(rel)
+
+    def listing(self, folder: str) -> Found:
+        """The files under `folder` (VIEW_DIR or PARQUET_DIR) that are not the folder's, and those missing."""
+        checker = self.views if folder == VIEW_DIR else self.copies
+        return list(checker.listing(self.have[folder]))
+
+    def run(self, root: Path, sources: list[str], jobs: int,
+            fetch: Callable[[str, list[str]], None] | None = None) -> Iterator[tuple[str, dict[str, Found]]]:
+        """(source, {file: its findings}) for each of `sources` in order, its files read under `root`;
+        `fetch(source, files)` is called just before a source's files are read (a remote folder copies them in
+        then). The view rows counted are added to `self.views`' counts."""
+        tasks = [sources[i:i + PER_PROCESS] for i in range(0, len(sources), PER_PROCESS)]
+
+        def fetched(task: list[str]) -> tuple:
+            for source in task if fetch is not None else ():
+                fetch(source, self.groups.get(source, []))
+            return self.checks, root, [self.groups.get(source, []) for source in task]
+
+        results = (check_groups(*fetched(t)) for t in tasks) if len(tasks) < 2 else _in_workers(map(fetched, tasks),
+                                                                                               jobs)
+        for task, task_results in zip(tasks, results):
+            for source, (found, counts) in zip(task, task_results):
+                for key, n in counts.items():
+                    self.views.counts[key] += n
+                yield source, found
+
+    def totals(self) -> Found:
+        return list(self.views.totals())
+
+
+def check_groups(checks: Checks, root: Path, groups: list[list[str]]) -> list[tuple[dict[str, Found], dict]]:
+    """A few sources' Parquet files checked (in a worker): per source, ({file: findings}, view rows counted)."""
+    out = []
+    for files in groups:
+        views, copies = checks.checkers()
+        out.append(({rel: list((views if rel in views.want else copies).file(root, rel)) for rel in files},
+                    views.counts))
+    return out
+
+
+def _in_workers(tasks: Iterator[tuple], jobs: int) -> Iterator[list]:
+    """`check_groups(*task)` for each task, each in a spawned process of its own that exits after it, `jobs` at a
+    time (the next task starts, and is fetched, when one ends); results in task order."""
+    context = multiprocessing.get_context("spawn")
+    running: dict[Future, tuple[int, ProcessPoolExecutor]] = {}
+    ready: dict[int, list] = {}
+    numbered = enumerate(tasks)
+
+    def start() -> None:
+        for index, task in itertools.islice(numbered, 1):
+            with _sigint_ignored():          # the process is spawned here and inherits it
+                pool = ProcessPoolExecutor(1, mp_context=context)
+                running[pool.submit(check_groups, *task)] = index, pool
+
+    try:
+        for _ in range(max(1, jobs)):
+            start()
+        index = 0
+        while running:
+            for future in wait(running, return_when=FIRST_COMPLETED).done:
+                number, pool = running.pop(future)
+                pool.shutdown()
+                ready[number] = future.result()        # a worker's exception is raised here
+                start()
+            while index in ready:
+                yield ready.pop(index)
+                index += 1
+    finally:
+        for _future, (_number, pool) in running.items():
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def local(folder: Path, dataset: str, shards: int, stats: dict | None, jobs: int) -> Found:
+    """Every problem of a local folder's view and `data/` files, in the order of one process's check: the
+    views' listing, files and totals, then the copies' listing and files."""
+    have = {d: {p.relative_to(folder).as_posix() for p in (folder / d).rglob("*") if p.is_file()}
+            for d in (VIEW_DIR, PARQUET_DIR)}
+    files = FolderFiles(Checks(dataset, shards, stats), have[VIEW_DIR], have[PARQUET_DIR])
+    found: dict[str, Found] = {}
+    for _source, group in files.run(folder, list(files.groups), jobs):
+        found.update(group)
+    return (files.listing(VIEW_DIR) + [f for rel in sorted(found) if rel in files.views.want for f in found[rel]]
+            + files.totals()
+            + files.listing(PARQUET_DIR) + [f for rel in sorted(found) if rel in files.copies.want for f in found[rel]])
+
+
+@contextmanager
+def _sigint_ignored():
+    """Ctrl-C ignored while worker processes are started: a spawned process keeps an ignored SIGINT (exec does not
+    reset it, and Python then installs no KeyboardInterrupt handler), so a Ctrl-C reaches the parent alone, which
+    reports it in one line, even while a worker is still importing. Off the main thread, where no handler can
+    be set, workers start as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -15,9 +15,10 @@ import itertools
 import multiprocessing
 import signal
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -68,65 +69,82 @@ class FolderFiles:
         """(source, {file: its findings}) for each of `sources` in order, its files read under `root`;
         `fetch(source, files)` is called just before a source's files are read (a remote folder copies them in
         then). The view rows counted are added to `self.views`' counts."""
-        tasks = [sources[i:i + PER_PROCESS] for i in range(0, len(sources), PER_PROCESS)]
+        tasks = [sources[i:i + PER_PROCESS] for i in range(0, len(sources), PER_PROCESS)]   # a process each
 
-        def fetched(task: list[str]) -> tuple:
+        def fetched(task: list[str]) -> list[tuple]:
             for source in task if fetch is not None else ():
                 fetch(source, self.groups.get(source, []))
-            return self.checks, root, [self.groups.get(source, []) for source in task]
+            return [(self.checks, root, self.groups.get(source, [])) for source in task]
 
-        results = (check_groups(*fetched(t)) for t in tasks) if len(tasks) < 2 else _in_workers(map(fetched, tasks),
-                                                                                               jobs)
-        for task, task_results in zip(tasks, results):
-            for source, (found, counts) in zip(task, task_results):
-                for key, n in counts.items():
-                    self.views.counts[key] += n
-                yield source, found
+        results = ((check_group(*args) for task in tasks for args in fetched(task)) if len(tasks) < 2 else
+                   _in_workers(map(fetched, tasks), jobs))
+        for source, (found, counts) in zip(sources, results):
+            for key, n in counts.items():
+                self.views.counts[key] += n
+            yield source, found
 
     def totals(self) -> Found:
         return list(self.views.totals())
 
 
-def check_groups(checks: Checks, root: Path, groups: list[list[str]]) -> list[tuple[dict[str, Found], dict]]:
-    """A few sources' Parquet files checked (in a worker): per source, ({file: findings}, view rows counted)."""
-    out = []
-    for files in groups:
-        views, copies = checks.checkers()
-        out.append(({rel: list((views if rel in views.want else copies).file(root, rel)) for rel in files},
-                    views.counts))
-    return out
+def check_group(checks: Checks, root: Path, files: list[str]) -> tuple[dict[str, Found], dict]:
+    """One source's Parquet files checked (in a worker): ({file: findings}, view rows counted)."""
+    views, copies = checks.checkers()
+    return {rel: list((views if rel in views.want else copies).file(root, rel)) for rel in files}, views.counts
 
 
-def _in_workers(tasks: Iterator[tuple], jobs: int) -> Iterator[list]:
-    """`check_groups(*task)` for each task, each in a spawned process of its own that exits after it, `jobs` at a
-    time (the next task starts, and is fetched, when one ends); results in task order."""
+def _in_workers(tasks: Iterator[list[tuple]], jobs: int) -> Iterator[tuple[dict[str, Found], dict]]:
+    """`check_group(*args)` for every args of every task, in order; each task's in a spawned process of its own
+    that exits after it, `jobs` tasks at a time (the next one starts, and is fetched, when one ends). On an
+    exception or Ctrl-C here the workers are ended at once."""
     context = multiprocessing.get_context("spawn")
-    running: dict[Future, tuple[int, ProcessPoolExecutor]] = {}
-    ready: dict[int, list] = {}
+    workers: dict[connection.Connection, tuple[BaseProcess, int]] = {}    # our end of a worker's pipe -> (process, task)
+    results: dict[int, list] = {}                               # task -> its sources' results so far
+    sizes: dict[int, int] = {}
     numbered = enumerate(tasks)
 
     def start() -> None:
-        for index, task in itertools.islice(numbered, 1):
-            with _sigint_ignored():          # the process is spawned here and inherits it
-                pool = ProcessPoolExecutor(1, mp_context=context)
-                running[pool.submit(check_groups, *task)] = index, pool
+        for number, task in itertools.islice(numbered, 1):
+            ours, theirs = context.Pipe(duplex=False)
+            process = context.Process(target=_serve, args=(theirs, task), daemon=True)
+            with _sigint_ignored():             # the process is spawned here and inherits it
+                process.start()
+            theirs.close()
+            workers[ours] = process, number
+            results[number], sizes[number] = [], len(task)
 
     try:
         for _ in range(max(1, jobs)):
             start()
-        index = 0
-        while running:
-            for future in wait(running, return_when=FIRST_COMPLETED).done:
-                number, pool = running.pop(future)
-                pool.shutdown()
-                ready[number] = future.result()        # a worker's exception is raised here
-                start()
-            while index in ready:
-                yield ready.pop(index)
-                index += 1
+        number = 0
+        while workers:
+            for ours in connection.wait(list(workers)):
+                process, task = workers[ours]
+                try:
+                    results[task].append(ours.recv())
+                except EOFError:
+                    process.join()
+                    raise RuntimeError(f"a Parquet check worker ended with exit code {process.exitcode}") from None
+                if len(results[task]) == sizes[task]:
+                    del workers[ours]
+                    ours.close()
+                    process.join()
+                    start()
+            while len(results.get(number, ())) == sizes.get(number):
+                yield from results.pop(number)
+                number += 1
     finally:
-        for _future, (_number, pool) in running.items():
-            pool.shutdown(wait=True, cancel_futures=True)
+        for ours, (process, _task) in workers.items():
+            process.terminate()
+            process.join()
+            ours.close()
+
+
+def _serve(pipe: connection.Connection, task: list[tuple]) -> None:
+    """A worker: its sources' results sent back one by one."""
+    for args in task:
+        pipe.send(check_group(*args))
+    pipe.close()
 
 
 def local(folder: Path, dataset: str, shards: int, stats: dict | None, jobs: int) -> Found:

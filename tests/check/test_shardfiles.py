@@ -3,8 +3,9 @@ the findings of one process's check, in the same order (view row counts added up
 `jobs`; and then no Parquet file is read in the main process."""
 from __future__ import annotations
 
+import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
 import pyarrow as pa
@@ -46,20 +47,20 @@ def test_findings_from_worker_processes_are_one_processs_in_its_order(generated,
     alone = findings(folder, 1)            # a shard and the holdout: few enough sources for this process
     assert {(rel, line, kind) for rel, line, kind, _message in alone} == planted
 
-    pools = []
+    workers = []
+    spawn = SpawnProcess.start
 
-    class Counted(ProcessPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            pools.append(args)
-            super().__init__(*args, **kwargs)
+    def counted(process):
+        spawn(process)
+        workers.append(process.pid)
 
     def not_here(*_args):
         raise AssertionError("a Parquet file was read in the main process")
 
     monkeypatch.setattr(shardfiles, "PER_PROCESS", 1)       # each source a task of its own, in a process of its own
-    monkeypatch.setattr(shardfiles, "ProcessPoolExecutor", Counted)
+    monkeypatch.setattr(SpawnProcess, "start", counted)
     monkeypatch.setattr(viewcheck.Checker, "file", not_here)
     monkeypatch.setattr(parquetcheck.Checker, "file", not_here)
     for jobs in (1, 2):
         assert findings(folder, jobs) == alone
-    assert pools == [(1,)] * 4
+    assert len(set(workers)) == len(workers) == 4 and os.getpid() not in workers

@@ -2,8 +2,9 @@
 source's files at a time, in short-lived worker processes once the folder has more than a few shards.
 
 Why processes: reading Parquet grows a process's native memory for good (pyarrow's allocator pool and glibc
-keep what they took: 156 -> 267 MB over 2 shards, 307 MB over 20, while Python's own objects stay at ~113 MB),
-so the process that read every shard of a 10x folder peaked at twice the 1x figure (#20). Here no process reads
+keep what they took: 156 -> 267 MB over 2 shards, 307 MB over 20, while Python's own objects stay at ~113 MB;
+`validate` of a default kernelinfer folder peaked at 303 MB in its main process, 160 MB with the checks in
+workers, each worker ~280-300 MB; #20). Here no process reads
 more than PER_PROCESS sources' files: each task (PER_PROCESS sources) runs in a spawned process of its own,
 `jobs` at a time, and the findings come back to be put in the order one process gives them. Used by the local
 validator (`validate`) and by a remote run's final step (`generator.scale.finish`), which copies each source's
@@ -163,10 +164,11 @@ def local(folder: Path, dataset: str, shards: int, stats: dict | None, jobs: int
 
 @contextmanager
 def _sigint_ignored():
-    """Ctrl-C ignored while worker processes are started: a spawned process keeps an ignored SIGINT (exec does not
+    """Ctrl-C ignored while a worker process is started: a spawned process keeps an ignored SIGINT (exec does not
     reset it, and Python then installs no KeyboardInterrupt handler), so a Ctrl-C reaches the parent alone, which
-    reports it in one line, even while a worker is still importing. Off the main thread, where no handler can
-    be set, workers start as they are."""
+    ends the workers and reports it in one line, even while a worker is still importing. The price: a Ctrl-C in the
+    few milliseconds of a start is lost (measured 3-30 ms per start on a loaded machine, one start per PER_PROCESS
+    sources). Off the main thread, where no handler can be set, workers start as they are."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -119,7 +119,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
 
     `jobs` > 1 spreads the per-line work of large inputs over processes; findings and their order are the same.
-    A folder's Parquet files are read in worker processes (`jobs` at a time) once it has more than a few shards.
+    A folder's Parquet files are read in spawned worker processes (`jobs` at a time) once it has more than a few
+    shards (`shardfiles`): a script that calls this needs the `if __name__ == "__main__":` guard.
     `on_finding` receives each finding as it is found, instead of `Report.findings` keeping them.
     Raises InputError for a missing or unreadable path or an unknown schema name."""
     if schema is not None and schema not in schemas.NAMES:

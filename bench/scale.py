@@ -55,7 +55,8 @@ def end_to_end(workdir: Path, sessions: int, workers: int) -> dict:
     label = f"{sessions:,} sessions, {workers} workers"
     print(row(f"{label}: wall", run.wall_s, "s", f"({1000 * run.wall_s / sessions:.1f} s per 1,000)"))
     print(row(f"{label}: CPU, process tree", cpu, "s", f"({1000 * cpu / sessions:.1f} s per 1,000)"))
-    print(row(f"{label}: peak RSS (largest process)", run.peak_rss_mb, "MB"))
+    print(row(f"{label}: peak RSS (largest process)", run.peak_rss_mb, "MB",
+              f"(main {run.rss_mb:,.0f}, largest child {run.children_rss_mb:,.0f})"))
     print(row(f"{label}: folder on disk", disk / 1e9, "GB"))
     return {"wall": run.wall_s / sessions, "cpu": cpu / sessions, "rss": run.peak_rss_mb}
 

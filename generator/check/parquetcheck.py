@@ -6,7 +6,8 @@ plus the holdout file when stats.json's options say `views: true` (none otherwis
 Arrow schema, hold the ids of its JSONL source in order (a shard's rows of that split, `tasks_holdout.jsonl`'s
 tasks), and every main row must be in the split the validation rule gives it. The values themselves are the
 writer's: made from the same rows in the same worker, checksummed by it; the JSONL rows are the ones the row scan
-checks in full. `Checker` lets a folder on remote storage be checked a file at a time (`generator.scale.finish`).
+checks in full. `Checker` lets the files be checked a shard's at a time, in worker processes or through a local
+copy of a remote folder's (`shardfiles`).
 """
 from __future__ import annotations
 
@@ -19,17 +20,8 @@ import pyarrow.parquet as pq
 from generator.catalog import validation
 from generator.check.rowscan import Located, Problem, json_objects
 from generator.dataset import Dataset
-from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, PARQUET_DIR, parquet_name, shard_name
+from generator.layout import HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, parquet_name, shard_name
 from generator.write.views import SPLITS
-
-
-def check(folder: Path, dataset: Dataset, shards: int, stats: dict | None) -> Located:
-    """Every problem of the folder's `data/` files (`shards`: how many JSONL shards it has)."""
-    checker = Checker(dataset, shards, stats)
-    have = {p.relative_to(folder).as_posix() for p in (folder / PARQUET_DIR).rglob("*") if p.is_file()}
-    yield from checker.listing(have)
-    for rel in sorted(set(checker.want) & have):
-        yield from checker.file(folder, rel)
 
 
 class Checker:

@@ -26,7 +26,7 @@ from typing import Callable
 import orjson
 
 from generator.check import schemas, semantic as semantic_rules
-from generator.check import parquetcheck, viewcheck
+from generator.check import shardfiles
 from generator.check.cardcheck import card_problems
 from generator.check.crossfile import CrossFile
 from generator.check.errors import InputError
@@ -119,6 +119,8 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     """Check files and folders; `schema` forces the schema of JSONL files given directly (not of folders).
 
     `jobs` > 1 spreads the per-line work of large inputs over processes; findings and their order are the same.
+    A folder's Parquet files are read in spawned worker processes (`jobs` at a time) once it has more than a few
+    shards (`shardfiles`): a script that calls this needs the `if __name__ == "__main__":` guard.
     `on_finding` receives each finding as it is found, instead of `Report.findings` keeping them.
     Raises InputError for a missing or unreadable path or an unknown schema name."""
     if schema is not None and schema not in schemas.NAMES:
@@ -127,14 +129,14 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
     try:
         targets = _plan(paths, schema, report)
         total = sum(t.path.stat().st_size for t in targets)
-        jobs = jobs if total >= PARALLEL_MIN_BYTES else 1
-        size = CHUNK_BYTES if jobs == 1 else min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * jobs)))
+        scan_jobs = jobs if total >= PARALLEL_MIN_BYTES else 1
+        size = CHUNK_BYTES if scan_jobs == 1 else min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * scan_jobs)))
         targets = [replace(t, chunks=tuple(chunks_of(t.path, t.schema, size))) if t.role == "rows" else t
                    for t in targets]
     except OSError as exc:
         raise InputError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
     bar = _progress_bar(total, progress)
-    results = _scans([c for t in targets for c in t.chunks], semantic, jobs)
+    results = _scans([c for t in targets for c in t.chunks], semantic, scan_jobs)
 
     def add(path: str, line: int | None, problem: Problem) -> None:
         report.add(Finding(path, line or None, problem.kind, f"{problem.kind}: {_one_line(problem.message)}"))
@@ -150,7 +152,7 @@ def validate_paths(paths, *, schema: str | None = None, semantic: bool = True, m
                 lines, rows[target.path] = _check_rows(target, results, cross, add, bar, semantic)
                 report.lines += lines
             elif target.role == "views":
-                _check_views(target, add)
+                _check_views(target, add, jobs)
             else:
                 _check_other(target, rows, add)
                 if bar:
@@ -318,9 +320,9 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     return targets
 
 
-def _check_views(target: _Target, add) -> None:
-    """The folder's Parquet files: the views (`viewcheck`), against the stats.json they are counted in (when it
-    parses), and the main rows' and holdout's copies (`parquetcheck`)."""
+def _check_views(target: _Target, add, jobs: int) -> None:
+    """The folder's Parquet files (`shardfiles`): the views, against the stats.json they are counted in (when it
+    parses), and the main rows' and holdout's copies."""
     folder = target.path
     try:
         stats = orjson.loads(_read_bounded(folder / STATS, MAX_DOCUMENT_BYTES))
@@ -328,9 +330,7 @@ def _check_views(target: _Target, add) -> None:
         stats = None                 # the stats.json target reports why
     stats = stats if isinstance(stats, dict) else None
     dataset = by_schema(target.row_schema)
-    for rel, line, problem in viewcheck.check(folder, dataset, len(target.shards), stats):
-        add(_shown(folder / rel), line, problem)
-    for rel, line, problem in parquetcheck.check(folder, dataset, len(target.shards), stats):
+    for rel, line, problem in shardfiles.local(folder, dataset.name, len(target.shards), stats, jobs):
         add(_shown(folder / rel), line, problem)
 
 

@@ -11,8 +11,8 @@ a time beside it (view rows follow their main rows' order): a view row must come
 validation-family row would show a model the validation tasks), and, for a view with a rule (`View.rule`: steps'
 rewards recomputed from the trace, transitions' against the episode's results), be what that main row gives.
 
-`Checker` holds one folder's check so that a folder on remote storage can be checked shard by shard through a
-local copy of that shard's files (`generator.scale.finish`); `check` is the local folder's whole check.
+`Checker` holds one folder's check in parts, so that its files can be checked a shard's at a time in worker
+processes and, for a folder on remote storage, through a local copy of that shard's files (`shardfiles`).
 """
 from __future__ import annotations
 
@@ -30,16 +30,6 @@ from generator.write.parquet import read_rows
 from generator.write.views import SPLITS
 
 MAX_ROW_FINDINGS = 20      # per file: a file whose every row is wrong is told by its first rows
-
-
-def check(folder: Path, dataset: Dataset, shards: int, stats: dict | None) -> Located:
-    """Every problem of the folder's view files."""
-    checker = Checker(dataset, shards, stats)
-    have = {p.relative_to(folder).as_posix() for p in (folder / VIEW_DIR).rglob("*") if p.is_file()}
-    yield from checker.listing(have)
-    for rel in sorted(set(checker.want) & have):
-        yield from checker.file(folder, rel)
-    yield from checker.totals()
 
 
 class Checker:

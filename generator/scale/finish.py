@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 
 from generator import registry
-from generator.check import parquetcheck, viewcheck
+from generator.check import shardfiles
 from generator.check.validate import validate_paths
 from generator.layout import HOLDOUT_FILE, PARQUET_DIR, STATS_FILE, VIEW_DIR, shard_name
 from generator.scale.shards import RunSpec, read_summary
@@ -44,45 +44,41 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
     local = store.local_path()
     if local is not None:
         return folder_check(problems, jobs)(local)
-    return problems + _validate_remote(spec, orjson.loads(files[STATS_FILE]))
+    return problems + _validate_remote(spec, orjson.loads(files[STATS_FILE]), jobs)
 
 
-def _validate_remote(spec: RunSpec, stats: dict) -> list[str]:
+def _validate_remote(spec: RunSpec, stats: dict, jobs: int) -> list[str]:
     """The folder's files checked as a local folder's are (but for the remote merged file against the shards and
-    the card), one JSONL source at a time through a local temporary copy: a shard (or the held-out tasks) through the validator, then the Parquet files made from it (`data/` and
-    `views/`, by `parquetcheck` and `viewcheck`), and at the end stats.json against its schema and the view
-    counts against it (the cross-file checks come from the shard markers, above). The temporary copy holds one
-    shard's files at a time."""
+    the card), one JSONL source at a time through a local temporary copy: a shard (or the held-out tasks) through
+    the validator, and the Parquet files made from it (`data/` and `views/`) by `shardfiles` (in worker processes,
+    `jobs` at a time); at the end stats.json against its schema and the view counts against it (the cross-file
+    checks come from the shard markers, above). The temporary copy holds the files of the sources being checked."""
     ds = registry.get(spec.dataset)
     store = spec.store
-    shards = [shard_name(i) for i in range(spec.shards)]
-    views, copies = viewcheck.Checker(ds, spec.shards, stats), parquetcheck.Checker(ds, spec.shards, stats)
-    derived = {source: [] for source in [*shards, HOLDOUT_FILE]}   # JSONL -> [(checker, a Parquet file made from it)]
-    found = []
-    for checker, folder in ((views, VIEW_DIR), (copies, PARQUET_DIR)):
-        have = store.listing(folder)
-        found += checker.listing(have)
-        for rel in sorted(set(checker.want) & set(have)):
-            derived[checker.source(rel)].append((checker, rel))
+    files = shardfiles.FolderFiles(shardfiles.Checks(ds.name, spec.shards, stats), store.listing(VIEW_DIR),
+                                   store.listing(PARQUET_DIR))
+    found = files.listing(VIEW_DIR) + files.listing(PARQUET_DIR)
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(tmp)
-        for source, files in derived.items():
-            copied = [source, *(rel for _checker, rel in files)]
-            for rel in copied:
+
+        def fetch(source: str, derived: list[str]) -> None:
+            for rel in [source, *derived]:
                 (local / rel).parent.mkdir(parents=True, exist_ok=True)
                 with store.open(rel, "rb") as src, open(local / rel, "wb") as dst:
                     shutil.copyfileobj(src, dst, CHUNK)
+
+        for source, group in files.run(local, [*(shard_name(i) for i in range(spec.shards)), HOLDOUT_FILE], jobs,
+                                       fetch):
             report = validate_paths([local / source], schema="task" if source == HOLDOUT_FILE else ds.schema)
             problems += [f"{spec.url}/{source}:{f.line}: {f.message}" for f in report.findings]
-            for checker, rel in files:
-                found += checker.file(local, rel)
-            for rel in copied:
+            for rel in [source, *files.groups.get(source, [])]:
+                found += group.get(rel, [])
                 (local / rel).unlink()
         alone = local / "stats" / STATS_FILE          # no shards beside it: its counts were checked above
         alone.parent.mkdir()
         alone.write_bytes(store.read(STATS_FILE))
         problems += [f"{spec.url}/{STATS_FILE}: {f.message}" for f in validate_paths([alone]).findings]
-    found += views.totals()
+    found += files.totals()
     return problems + [f"{spec.url}/{rel}:{line}: {p.kind}: {p.message}" if line else
                        f"{spec.url}/{rel}: {p.kind}: {p.message}" for rel, line, p in found]

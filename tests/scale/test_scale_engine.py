@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from generator.__main__ import main
+from generator.check import parquetcheck, shardfiles, viewcheck
 from generator.layout import STATS_FILE, shard_name, view_name
 from generator.scale import cli, engines, finish
 from generator.kernelinfer.dataset import KERNELINFER
@@ -159,3 +160,33 @@ def _without_data_bytes(extra_files):
             return {**out, STATS_FILE: orjson.dumps(stats)}
         return files
     return patched
+
+
+def test_a_remote_outputs_parquet_checks_in_worker_processes_say_the_same(capsys, monkeypatch):
+    """The remote final step's Parquet checks in worker processes (each source's files copied in before its
+    process starts) give the findings one process gives, in the same order; none is read in this process."""
+    url = f"memory://scale-workers-{id(capsys)}/kernelinfer"
+    store = Store(url)
+    try:
+        assert scale(url) == 0
+        capsys.readouterr()
+        train = view_name("steps", "train", 0)
+        rows = list(read_rows(pa.BufferReader(store.read(train))))
+        rows[2]["status"] = "exploded"                          # a row its schema rejects
+        store.write(train, to_parquet(VIEWS["steps"].features, rows[:-1]))           # and one short of the count
+        store.write("data/sessions/validation-001.parquet", b"PAR1 cut off")
+        assert scale(url, "--finish-only") == 1
+        alone = capsys.readouterr().err
+        assert f"{url}/{train}:3: schema: " in alone and f"{url}/views/steps: view_count: " in alone
+        assert f"{url}/data/sessions/validation-001.parquet: parquet_files: not a readable Parquet file" in alone
+
+        def not_here(*_args):
+            raise AssertionError("a Parquet file was read in the main process")
+
+        monkeypatch.setattr(shardfiles, "PER_PROCESS", 1)       # 2 shards and the holdout: 3 processes
+        monkeypatch.setattr(viewcheck.Checker, "file", not_here)
+        monkeypatch.setattr(parquetcheck.Checker, "file", not_here)
+        assert scale(url, "--finish-only") == 1
+        assert capsys.readouterr().err == alone
+    finally:
+        store.fs.rm(store.root, recursive=True)

@@ -348,7 +348,7 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     edit = Edit(semi, semi + 1, "")
     code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
-    end = diagnostics.statement_end(code, start)
+    end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
     if end is None:
         return edit, NvccAt("missing_semicolon", tok, 'expected a ";"')   # recovery skips blocks: not modelled
     names = diagnostics.declarators(code, start, end)

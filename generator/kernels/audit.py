@@ -303,8 +303,9 @@ def expected_from_feedback(status: str, text: str) -> Expected:
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
 
 
-def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
-    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind)."""
+def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool = False) -> list[Candidate]:
+    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind); `compile_errors`: only the
+    compile errors (the whole-diagnostic check's sample)."""
 
     files = sorted(folder.glob(SHARD_PATTERN)) or [folder / KERNELINFER.merged_file]
     if not files[0].is_file():
@@ -323,6 +324,8 @@ def folder_candidates(folder: Path, n: int, seed: int) -> list[Candidate]:
                 for step, i in zip(trace, turns):
                     feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
                     body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
+                    if compile_errors and step["status"] != "compile_error":
+                        continue
                     exp = expected_from_feedback(step["status"], body)
                     text = msgs[i]["content"]
                     arch = row["arch"]   # the stated target, compiled as stated: never substituted
@@ -457,6 +460,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=500, help="number of kernels to compile (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
+    parser.add_argument("--compile-errors", action="store_true",
+                        help="DIR: sample only compile errors (their whole diagnostics are compared with the tools')")
     parser.add_argument("--json", type=Path, help="write the full report (every kernel, every disagreement) here")
 
 
@@ -472,7 +477,8 @@ def run(args) -> int:
         print(f"audit-compile: {args.dir}: not a directory", file=sys.stderr)
         return 2
     try:
-        cands = catalog_candidates(args.sample, args.seed) if args.catalog else folder_candidates(args.dir, args.sample, args.seed)
+        cands = (catalog_candidates(args.sample, args.seed) if args.catalog else
+                 folder_candidates(args.dir, args.sample, args.seed, compile_errors=args.compile_errors))
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -9,6 +9,10 @@ for the catalog's faults (`audit-compile` compares whole blocks and re-checks th
   misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
   namespace-scope one at the end of the file), in order with the errors; the first warning is followed by the
   "Remark" line;
+- a scalar turned into a vector type (type_mismatch) fails again at each later use: `v += x` lists the operators
+  that did not match (the notes recorded from nvcc by `record-diagnostics`, diagnostics.tsv), `return v;` or
+  `f(v)` into a scalar parameter has no conversion; other uses, and templates (whose errors carry the
+  instantiation context), are not modelled;
 - warnings do not count in "N errors detected".
 Sites whose recovery is not this simple (the skipped statement holds a brace: EDG then skips blocks and warns
 "parsing restarts here") get no follow-ons, as before.
@@ -18,7 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from functools import lru_cache
+
 from generator.kernels import scanner
+from generator.kernels.record_diagnostics import OPERATOR_HEADERS, SITE, read_table
 
 REMARK = 'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"'
 _UNREFERENCED = 'warning #177-D: variable "{}" was declared but never referenced'
@@ -135,14 +142,17 @@ def render(filename: str, text: str, diagnostics: list[tuple[int, int, str]]) ->
     code = scanner.code_view(text, "cuda")
     macro = scanner.macros(text).get
     blocks, warned = [], False
-    for _emit, pos, header in sorted(diagnostics):
+    for _emit, pos, header, *notes in sorted(diagnostics):
         line, col = scanner.line_col(text, pos)
-        blocks.append(f"{filename}({line}): {header}\n"
-                      + scanner.display_line(scanner.line_text(code, line), col, macro))
+        shown = scanner.display_line(scanner.line_text(code, line), col, macro)
+        block = [f"{filename}({line}): {header}\n{shown}"]
+        for note in notes[0] if notes else ():     # recorded notes; those at the user's line show it again
+            block.append(f"{filename}({line}): {note[1:]}\n{shown}" if note.startswith(SITE) else note)
+        blocks.append("\n".join(block))
         if header.startswith("warning") and not warned:
             blocks.append(REMARK)
             warned = True
-    return FollowOn("\n\n".join(blocks), sum(h.startswith("error") for _e, _p, h in diagnostics))
+    return FollowOn("\n\n".join(blocks), sum(d[2].startswith("error") for d in diagnostics))
 
 
 def declarators(code: str, start: int, end: int) -> list[str]:
@@ -165,3 +175,85 @@ def declarators(code: str, start: int, end: int) -> list[str]:
         if m:
             names.append(m.group(1))
     return names
+
+
+_COMPOUND = re.compile(r"\s*([-+*/])=(?!=)")
+
+
+@lru_cache(maxsize=1)
+def _operator_notes() -> dict:
+    return read_table()[1]
+
+
+def operator_headers(text: str) -> tuple[str, ...]:
+    """The operator-declaring headers `text` includes, sorted (the key of the recorded notes)."""
+    return tuple(sorted(set(re.findall(r"^\s*#\s*include\s*<([\w./]+)>", text, re.M)) & set(OPERATOR_HEADERS)))
+
+
+def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, headers: tuple[str, ...]):
+    """nvcc's errors at the later `uses` of `name`, a `old` scalar now declared `vec`: (emitted at, offset, error,
+    notes) each, or None when a use is not one the rules cover (see the module docstring)."""
+    out = []
+    for at in uses:
+        m = _COMPOUND.match(code, at + len(name))
+        if m:
+            op = m.group(1) + "="
+            notes = _operator_notes().get((headers, op, vec, old))
+            if notes is None:
+                return None
+            out.append((m.start(1), m.start(1), f'error: no operator "{op}" matches these operands\n'
+                        f"            operand types are: {vec} {op} {old}", notes))
+        elif _into_scalar(code, name, at, old):
+            out.append((at, at, f'error: no suitable conversion function from "{vec}" to "{old}" exists', ()))
+        else:
+            return None
+    return out
+
+
+def in_template(code: str, pos: int) -> bool:
+    """Whether `pos` is in a function template (nvcc then adds the instantiation context)."""
+    opens, closes, parents = scanner.blocks(code)
+    outer = next((i for i in range(len(opens)) if opens[i] < pos < closes[i] and parents[i] == -1), None)
+    if outer is None:
+        return False
+    return "template" in _head(code, opens[outer])
+
+
+def _head(code: str, pos: int) -> str:
+    """The text from the last `;`, `{` or `}` before `pos` to `pos`: a definition's head when `pos` is its `{`."""
+    return code[max(code.rfind(";", 0, pos), code.rfind("{", 0, pos), code.rfind("}", 0, pos)) + 1:pos]
+
+
+def _into_scalar(code: str, name: str, at: int, old: str) -> bool:
+    """Whether the use at `at` converts `name` to an `old` scalar: `return name;` in a function returning `old`, or
+    a whole argument of a plain function (one definition, no template) whose parameter there is an `old`."""
+    before = code[:at].rstrip()
+    after = code[at + len(name):].lstrip()
+    if before.endswith("return") and after.startswith(";"):
+        opens, closes, parents = scanner.blocks(code)
+        outer = next(i for i in range(len(opens)) if opens[i] < at < closes[i] and parents[i] == -1)
+        return bool(re.search(rf"\b{old}\s+[A-Za-z_]\w*\s*\([^()]*\)\s*$", _head(code, opens[outer])))
+    if not (before.endswith(("(", ",")) and after.startswith((")", ","))):
+        return False
+    depth, i, index = 0, at - 1, 0
+    while i >= 0:
+        ch = code[i]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            index += 1
+        i -= 1
+    if i < 0 or code[i] != "(":
+        return False
+    callee = re.search(r"([A-Za-z_]\w*)\s*$", code[:i])
+    if callee is None:
+        return False
+    defs = [d for d in re.finditer(rf"\b{callee.group(1)}\s*\(([^()]*)\)\s*(?:const\s*)?\{{", code)]
+    if len(defs) != 1 or "template" in _head(code, defs[0].start()):
+        return False
+    params = defs[0].group(1).split(",")
+    return index < len(params) and bool(re.fullmatch(rf"\s*(?:const\s+)?{old}\s+[A-Za-z_]\w*\s*", params[index]))

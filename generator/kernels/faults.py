@@ -389,9 +389,19 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
     delta = len(new_type) - len(m.group(1))
     code = scanner.code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
-    n_errors = 1 + len(scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3))))
-    return Edit(m.start(1), m.end(1), new_type), NvccAt("type_mismatch", m.start(4) + delta,
-                        f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
+    uses = scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3)))
+    edit = Edit(m.start(1), m.end(1), new_type)
+    message = f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"'
+    modelled = m.group(1) == "float" and not diagnostics.in_template(code, m.start())
+    found = None if not modelled else diagnostics.vector_uses(
+        code, m.group(3), uses, new_type, m.group(1), diagnostics.operator_headers(source.text))
+    if found is None:      # a use the rules do not cover: the first error and the count
+        return edit, NvccAt("type_mismatch", m.start(4) + delta, message, 1 + len(uses))
+    found += diagnostics.unreferenced(code, (), (m.start(), m.start()))
+    follow = diagnostics.render(source.filename, edit.apply(source.text),
+                                [(e + delta * (e > m.start()), p + delta * (p > m.start()), *rest)
+                                 for e, p, *rest in found])
+    return edit, NvccAt("type_mismatch", m.start(4) + delta, message, 1 + follow.errors, follow=follow.text)
 
 
 # (the guard and possessive quantifiers as in DECL)

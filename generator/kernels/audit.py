@@ -37,6 +37,7 @@ from generator.kernels.style import draw_style
 from generator.catalog.tasks import all_tasks
 from generator.kernels import render
 from generator.kernels.record_resources import COMMAND, tool_version, triton_version
+from generator.kernels.record_diagnostics import COMMAND as DIAGNOSTICS_COMMAND, read_table as read_diagnostics_table
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.sim.feedback import feedback_text
 from generator.layout import SHARD_PATTERN
@@ -439,13 +440,17 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv / triton_smem.tsv were recorded with another nvcc / Triton than the
-    installed ones."""
+    """A warning when resources.tsv, diagnostics.tsv / triton_smem.tsv were recorded with another nvcc / Triton
+    than the installed ones."""
     notes = []
     recorded, installed = read_table()[0], tool_version()
     if installed and recorded != installed:
         notes.append(f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
                      f"{installed!r}: rerun `{COMMAND}`")
+    recorded = read_diagnostics_table()[0]
+    if installed and recorded != installed:
+        notes.append(f"audit-compile: WARNING diagnostics.tsv was recorded with {recorded!r}, installed nvcc is "
+                     f"{installed!r}: rerun `{DIAGNOSTICS_COMMAND}`")
     recorded = read_triton_table()[0]
     installed = triton_version() if compilers.triton_unavailable() is None else ""
     if installed and recorded != installed:

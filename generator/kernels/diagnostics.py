@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
 from functools import lru_cache
 
 from generator.kernels import scanner
@@ -135,8 +134,9 @@ def undefined_uses(code: str, names, start: int) -> list[tuple[int, int, str]]:
     return out
 
 
-def render(filename: str, text: str, diagnostics: list[tuple[int, int, str]]) -> FollowOn:
-    """The diagnostics (emitted at, offset, `error: ...` / `warning ...`) of the edited `text`, in nvcc's order."""
+def render(filename: str, text: str, diagnostics: list[tuple]) -> FollowOn:
+    """The diagnostics (emitted at, offset, `error: ...` / `warning ...`[, recorded notes]) of the edited `text`, in
+    nvcc's order."""
     if not diagnostics:
         return NONE
     code = scanner.code_view(text, "cuda")

@@ -40,6 +40,11 @@ def _record_resources():
     return record_resources
 
 
+def _record_diagnostics():
+    from generator.kernels import record_diagnostics
+    return record_diagnostics
+
+
 def _scale():
     from generator.scale import cli
     return cli
@@ -62,6 +67,7 @@ TOOLS = {
     "audit-compile": (_audit, "compile a sample of kernels with real nvcc/Triton"),
     "upload": (_publish, "publish a generated folder to a Hugging Face Hub dataset repo"),
     "record-resources": (_record_resources, "record ptxas register/smem figures into catalog/resources.tsv"),
+    "record-diagnostics": (_record_diagnostics, "record nvcc's operator-mismatch notes into kernels/diagnostics.tsv"),
     "scale": (_scale, "generate a dataset as shard tasks on an engine (local, ray, slurm) into any fsspec URL"),
 }
 

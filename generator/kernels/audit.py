@@ -37,6 +37,7 @@ from generator.kernels.style import draw_style
 from generator.catalog.tasks import all_tasks
 from generator.kernels import render
 from generator.kernels.record_resources import COMMAND, tool_version, triton_version
+from generator.kernels.record_diagnostics import COMMAND as DIAGNOSTICS_COMMAND, read_table as read_diagnostics_table
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.sim.feedback import feedback_text
 from generator.layout import SHARD_PATTERN
@@ -303,9 +304,11 @@ def expected_from_feedback(status: str, text: str) -> Expected:
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
 
 
-def folder_candidates(folder: Path, n: int, seed: int, kinds: frozenset[str] | None = None) -> list[Candidate]:
-    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind); with `kinds`, only the steps
-    of those kinds (e.g. the launch refusals, to check a sample of every claim of one kind)."""
+def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool = False,
+                      kinds: frozenset[str] | None = None) -> list[Candidate]:
+    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind); `compile_errors`: only the
+    compile errors (the whole-diagnostic check's sample); `kinds`: only the steps of those kinds (e.g. the launch
+    refusals, to check a sample of every claim of one kind)."""
 
     files = sorted(folder.glob(SHARD_PATTERN)) or [folder / KERNELINFER.merged_file]
     if not files[0].is_file():
@@ -324,6 +327,8 @@ def folder_candidates(folder: Path, n: int, seed: int, kinds: frozenset[str] | N
                 for step, i in zip(trace, turns):
                     feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
                     body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
+                    if compile_errors and step["status"] != "compile_error":
+                        continue
                     exp = expected_from_feedback(step["status"], body)
                     if kinds is not None and (exp.kind or exp.status) not in kinds:
                         continue
@@ -439,13 +444,17 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv / triton_smem.tsv were recorded with another nvcc / Triton than the
-    installed ones."""
+    """A warning when resources.tsv, diagnostics.tsv / triton_smem.tsv were recorded with another nvcc / Triton
+    than the installed ones."""
     notes = []
     recorded, installed = read_table()[0], tool_version()
     if installed and recorded != installed:
         notes.append(f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
                      f"{installed!r}: rerun `{COMMAND}`")
+    recorded = read_diagnostics_table()[0]
+    if installed and recorded != installed:
+        notes.append(f"audit-compile: WARNING diagnostics.tsv was recorded with {recorded!r}, installed nvcc is "
+                     f"{installed!r}: rerun `{DIAGNOSTICS_COMMAND}`")
     recorded = read_triton_table()[0]
     installed = triton_version() if compilers.triton_unavailable() is None else ""
     if installed and recorded != installed:
@@ -460,6 +469,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=500, help="number of kernels to compile (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
+    parser.add_argument("--compile-errors", action="store_true",
+                        help="DIR: sample only compile errors (their whole diagnostics are compared with the tools')")
     parser.add_argument("--json", type=Path, help="write the full report (every kernel, every disagreement) here")
     parser.add_argument("--kinds", help="DIR: only steps of these kinds, comma-separated, as the report's table "
                         "names them (ok, wrong_result, or a diagnostic kind: triton_out_of_resources, dyn_smem_over_cap "
@@ -478,8 +489,9 @@ def run(args) -> int:
         print(f"audit-compile: {args.dir}: not a directory", file=sys.stderr)
         return 2
     try:
-        cands = catalog_candidates(args.sample, args.seed) if args.catalog else folder_candidates(
-            args.dir, args.sample, args.seed, frozenset(args.kinds.split(",")) if args.kinds else None)
+        cands = (catalog_candidates(args.sample, args.seed) if args.catalog else
+                 folder_candidates(args.dir, args.sample, args.seed, compile_errors=args.compile_errors,
+                                   kinds=frozenset(args.kinds.split(",")) if args.kinds else None))
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2

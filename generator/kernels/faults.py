@@ -21,7 +21,7 @@ from itertools import accumulate
 from typing import Callable
 
 from generator.catalog.hardware import GPUS, has
-from generator.kernels import Source, full_params, scanner
+from generator.kernels import Source, diagnostics, full_params, scanner
 from generator.catalog.variants import launch_limits
 
 FAULT_KINDS = (
@@ -101,8 +101,9 @@ class NoFaultSite(ValueError):
 
 def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expected:
     """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (scanner.display_line's)."""
+    follow = f"\n\n{report.follow}" if report.follow else ""
     return Expected("compile_error", report.kind, "nvcc", line, f"{filename}({line}): error: {report.message}",
-                    report.prefix + shown, report.n_errors)
+                    report.prefix + shown + follow, report.n_errors)
 
 
 # Names a typo must not land on: they exist in the CUDA/C headers every source includes.
@@ -230,6 +231,7 @@ class NvccAt:
     message: str
     n_errors: int = 1
     prefix: str = ""
+    follow: str = ""         # the diagnostics nvcc prints after this one (diagnostics.py), rendered
 
 
 @dataclass(frozen=True)
@@ -290,8 +292,12 @@ def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tu
 
 
 def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tuple):
+    """The misspelled name is undefined; the variable loses a reference (its last: nvcc warns, diagnostics.py)."""
     pos, name, typo = choice
-    return Edit(pos, pos + len(name), typo), NvccAt("undefined_identifier", pos, f'identifier "{typo}" is undefined')
+    edit = Edit(pos, pos + len(name), typo)
+    warned = diagnostics.unreferenced(sites.code, (name,), (pos, pos + len(name)))
+    follow = diagnostics.render(source.filename, edit.apply(source.text), warned)
+    return edit, NvccAt("undefined_identifier", pos, f'identifier "{typo}" is undefined', follow=follow.text)
 
 
 _JUMP = re.compile(r"\b(return|break|continue)\s*;$")
@@ -336,12 +342,23 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
-    semi, tok, declared, decl_end = sites[choice[0]]
-    n_errors = 1
-    if declared:    # counted in the unedited code: the dropped `;` is before the range, braces are unchanged
-        code = scanner.code_view(source.text, "cuda")
-        n_errors += len(scanner.value_uses(code, declared, decl_end + 1, scanner.block_end(code, decl_end + 1)))
-    return Edit(semi, semi + 1, ""), NvccAt("missing_semicolon", tok, 'expected a ";"', n_errors)
+    """nvcc skips the next statement to recover: the names it declared are undefined at their next uses, the
+    variables only it read are unreferenced (diagnostics.py)."""
+    semi, tok, _declared, _decl_end = sites[choice[0]]
+    edit = Edit(semi, semi + 1, "")
+    code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
+    start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
+    end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
+    if end is None:
+        return edit, NvccAt("missing_semicolon", tok, 'expected a ";"')   # recovery skips blocks: not modelled
+    names = diagnostics.declarators(code, start, end)
+    found = diagnostics.undefined_uses(code, names, end + 1) if names else []
+    read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
+            if m.group(0) not in names and code[m.start() - 1] not in ".>"]
+    found += diagnostics.unreferenced(code, read, (start, end))
+    moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in found]
+    follow = diagnostics.render(source.filename, edit.apply(source.text), moved)
+    return edit, NvccAt("missing_semicolon", tok, 'expected a ";"', 1 + follow.errors, follow=follow.text)
 
 
 _LITERAL_TYPES = tuple((name, re.compile(pat)) for name, pat in (
@@ -372,9 +389,19 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
     delta = len(new_type) - len(m.group(1))
     code = scanner.code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
-    n_errors = 1 + len(scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3))))
-    return Edit(m.start(1), m.end(1), new_type), NvccAt("type_mismatch", m.start(4) + delta,
-                        f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"', n_errors)
+    uses = scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3)))
+    edit = Edit(m.start(1), m.end(1), new_type)
+    message = f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"'
+    modelled = m.group(1) == "float" and not diagnostics.in_template(code, m.start())
+    found = None if not modelled else diagnostics.vector_uses(
+        code, m.group(3), uses, new_type, m.group(1), diagnostics.operator_headers(source.text))
+    if found is None:      # a use the rules do not cover: the first error and the count
+        return edit, NvccAt("type_mismatch", m.start(4) + delta, message, 1 + len(uses))
+    found += diagnostics.unreferenced(code, (), (m.start(), m.start()))
+    follow = diagnostics.render(source.filename, edit.apply(source.text),
+                                [(e + delta * (e > m.start()), p + delta * (p > m.start()), *rest)
+                                 for e, p, *rest in found])
+    return edit, NvccAt("type_mismatch", m.start(4) + delta, message, 1 + follow.errors, follow=follow.text)
 
 
 # (the guard and possessive quantifiers as in DECL)

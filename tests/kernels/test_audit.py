@@ -117,8 +117,18 @@ def test_folder_audit_samples_only_the_kinds_asked(tmp_path):
         c.meta["file"] + str(c.meta["step"]) for c in every if c.meta["stratum"] in kinds)
 
 
+def test_folder_sample_of_compile_errors_only(tmp_path):
+    rows = [_session_row("cuda", "a100"), _session_row("cuda", "h100")]
+    (tmp_path / "batches").mkdir()
+    (tmp_path / "batches" / "batch_000.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    cands = audit.folder_candidates(tmp_path, 100, seed=0, compile_errors=True)
+    errors = sum(s["status"] == "compile_error" for r in rows for s in r["trace"])
+    assert errors and len(cands) == errors
+    assert {c.expected.status for c in cands} == {"compile_error"} and all(c.block for c in cands)
+
+
 def _args(**kw):
-    base = dict(dir=None, catalog=False, sample=500, seed=0, jobs=2, json=None, kinds=None)
+    base = dict(dir=None, catalog=False, sample=500, seed=0, jobs=2, json=None, compile_errors=False, kinds=None)
     return argparse.Namespace(**{**base, **kw})
 
 

@@ -1,0 +1,259 @@
+"""What nvcc prints after a front-end fault's first error: the follow-on errors and the warnings the edit causes.
+
+The first error alone is not the block a user sees. Rules of nvcc 13.0's front end (EDG), read off its output
+for the catalog's faults (`audit-compile` compares whole blocks and re-checks them):
+- a statement skipped after a missing `;` declares nothing: each name it declared is undefined where it is used
+  next. EDG reports an undefined name once per block: it then declares the name in the innermost block of that
+  use, so later uses inside that block are silent and a use after the block closes is reported again;
+- a variable (local, or namespace-scope `constexpr`) left without a reference, because its only use was
+  misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
+  namespace-scope one at the end of the file), in order with the errors; the first warning is followed by the
+  "Remark" line;
+- a scalar turned into a vector type (type_mismatch) fails again at each later use: `v += x` lists the operators
+  that did not match (the notes recorded from nvcc by `record-diagnostics`, diagnostics.tsv), `return v;` or
+  `f(v)` into a scalar parameter has no conversion; other uses, and templates (whose errors carry the
+  instantiation context), are not modelled;
+- warnings do not count in "N errors detected".
+Sites whose recovery is not this simple (the skipped statement holds a brace: EDG then skips blocks and warns
+"parsing restarts here") get no follow-ons, as before.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from generator.kernels import scanner
+from generator.kernels.record_diagnostics import OPERATOR_HEADERS, SITE, read_table
+
+REMARK = 'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"'
+_UNREFERENCED = 'warning #177-D: variable "{}" was declared but never referenced'
+_UNDEFINED = 'error: identifier "{}" is undefined'
+_AGGREGATE = re.compile(r"\b(?:struct|class|union|enum)\b[^;{}()]*$")
+
+
+@dataclass(frozen=True)
+class FollowOn:
+    """What nvcc prints after the first error: the rendered text (each diagnostic, blank-line separated) and how
+    many errors it holds."""
+
+    text: str = ""
+    errors: int = 0
+
+
+NONE = FollowOn()
+
+
+# what stands before a declared name in its statement: `const int64_t `, `int const `, `const uint8_t* `, `dim3 `,
+# or a former declarator and a comma (`int a = 1, `)
+_TYPE_HEAD = (r"(?:(?:const|constexpr|static|unsigned|volatile|__shared__)\s+)*"
+              r"(?!(?:return|else|case|goto|delete|new|throw|typedef|using|sizeof|if|for|while|switch|do)\b)"
+              r"[A-Za-z_][\w:]*(?:<[^;{}]*>)?(?:\s+const)?(?:\s*[*&]+\s*|\s+)(?:const\s+)?(?:__restrict__\s+)?")
+_DECL_HEAD = re.compile(r"\s*" + _TYPE_HEAD + r"(?:[A-Za-z_]\w*\s*=[^;{}]*,\s*\**\s*)?")
+_FIRST_DECLARATOR = re.compile(_TYPE_HEAD + r"([A-Za-z_]\w*)\s*[=\[({;]")
+_NAMESPACE_CONSTANT = re.compile(r"^constexpr\s+[\w:]+\s+([A-Za-z_]\w*)\s*=", re.M)
+
+
+def _declaration(code: str, name: str, pos: int) -> int | None:
+    """Offset of the declaration of variable `name` that `pos` sees (None: a parameter, a member, not found)."""
+    for at in reversed(list(scanner.whole_word(code, name, 0, pos))):
+        start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+        follow = scanner.skip_space(code, at + len(name), len(code))
+        if (follow < len(code) and code[follow] in "=[;({,") and _DECL_HEAD.fullmatch(code, start, at) \
+                and code.count("(", start, at) == code.count(")", start, at) and scanner.block_end(code, at) > pos:
+            inner = _innermost_open(code, at)
+            if inner is not None and _AGGREGATE.search(code, max(0, inner - 200), inner):
+                return None          # a member: EDG does not warn about those
+            return at
+    return None
+
+
+def _innermost_open(code: str, pos: int) -> int | None:
+    """Offset of the `{` of the innermost block holding `pos` (None at file scope)."""
+    opens, closes, _parents = scanner.blocks(code)
+    best = None
+    for o, c in zip(opens, closes):
+        if o < pos < c and (best is None or o > best):
+            best = o
+    return best
+
+
+def _referenced(code: str, name: str, decl: int, skip: tuple[int, int]) -> bool:
+    """Whether `name` declared at `decl` is referenced in its scope, outside code[skip[0]:skip[1]]."""
+    end = scanner.block_end(code, decl)
+    for at in scanner.whole_word(code, name, decl + len(name), end):
+        if at > 0 and code[at - 1] in ".>":
+            continue                     # a member of something else
+        if not skip[0] <= at < skip[1]:
+            return True
+    return False
+
+
+def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int, str]]:
+    """(emitted at, declaration offset, warning) for each variable without a reference outside code[skip[0]:skip[1]]:
+    those of `names` (read in that range), and the namespace-scope constants (some renders never read one)."""
+    found = {}
+    for name in dict.fromkeys(names):
+        decl = _declaration(code, name, skip[0])
+        if decl is not None:
+            found[decl] = name
+    for m in _NAMESPACE_CONSTANT.finditer(code):
+        found.setdefault(m.start(1), m.group(1))
+    return [(scanner.block_end(code, decl), decl, _UNREFERENCED.format(name))
+            for decl, name in found.items() if not _referenced(code, name, decl, skip)]
+
+
+def statement_end(code: str, tok: int) -> int | None:
+    """Offset of the `;` ending the statement at `tok` (a `for`/`while`/`if` one after its header), or None when
+    it holds a block."""
+    head = re.match(r"(?:for|while|if|switch)\s*\(", code[tok:tok + 12])
+    at = tok
+    if head:
+        depth, at = 0, tok + head.end() - 1
+        while at < len(code):
+            depth += (code[at] == "(") - (code[at] == ")")
+            if depth == 0:
+                break
+            at += 1
+    end = code.find(";", at)
+    return None if end < 0 or "{" in code[tok:end] or "}" in code[tok:end] else end
+
+
+def undefined_uses(code: str, names, start: int) -> list[tuple[int, int, str]]:
+    """(emitted at, offset, error) for the uses of the undeclared `names` from `start` to the end of its block that
+    EDG reports (once per block, see the module docstring)."""
+    end = scanner.block_end(code, start)
+    out = []
+    for name in names:
+        silent_until = -1
+        for at in scanner.value_uses(code, name, start, end):
+            if at < silent_until:
+                continue
+            silent_until = scanner.block_end(code, at)
+            out.append((at, at, _UNDEFINED.format(name)))
+    return out
+
+
+def render(filename: str, text: str, diagnostics: list[tuple]) -> FollowOn:
+    """The diagnostics (emitted at, offset, `error: ...` / `warning ...`[, recorded notes]) of the edited `text`, in
+    nvcc's order."""
+    if not diagnostics:
+        return NONE
+    code = scanner.code_view(text, "cuda")
+    macro = scanner.macros(text).get
+    blocks, warned = [], False
+    for _emit, pos, header, *notes in sorted(diagnostics):
+        line, col = scanner.line_col(text, pos)
+        shown = scanner.display_line(scanner.line_text(code, line), col, macro)
+        block = [f"{filename}({line}): {header}\n{shown}"]
+        for note in notes[0] if notes else ():     # recorded notes; those at the user's line show it again
+            block.append(f"{filename}({line}): {note[1:]}\n{shown}" if note.startswith(SITE) else note)
+        blocks.append("\n".join(block))
+        if header.startswith("warning") and not warned:
+            blocks.append(REMARK)
+            warned = True
+    return FollowOn("\n\n".join(blocks), sum(d[2].startswith("error") for d in diagnostics))
+
+
+def declarators(code: str, start: int, end: int) -> list[str]:
+    """The names the statement code[start:end] declares, if it is a declaration (the first, and those after
+    top-level commas: `const int m0 = a, n0 = b;`)."""
+    first = _FIRST_DECLARATOR.match(code, start, end + 1)
+    if first is None:
+        return []
+    first = first.group(1)
+    names, depth, part = [first], 0, []
+    stmt = code[start:end]
+    for ch in stmt[stmt.find(first) + len(first):]:
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            part.append("")
+        elif part:
+            part[-1] += ch
+    for p in part:
+        m = re.match(r"\s*\**\s*([A-Za-z_]\w*)\s*(?:=|\[|$)", p)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+_COMPOUND = re.compile(r"\s*([-+*/])=(?!=)")
+
+
+@lru_cache(maxsize=1)
+def _operator_notes() -> dict:
+    return read_table()[1]
+
+
+def operator_headers(text: str) -> tuple[str, ...]:
+    """The operator-declaring headers `text` includes, sorted (the key of the recorded notes)."""
+    return tuple(sorted(set(re.findall(r"^\s*#\s*include\s*<([\w./]+)>", text, re.M)) & set(OPERATOR_HEADERS)))
+
+
+def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, headers: tuple[str, ...]):
+    """nvcc's errors at the later `uses` of `name`, a `old` scalar now declared `vec`: (emitted at, offset, error,
+    notes) each, or None when a use is not one the rules cover (see the module docstring)."""
+    out = []
+    for at in uses:
+        m = _COMPOUND.match(code, at + len(name))
+        if m:
+            op = m.group(1) + "="
+            notes = _operator_notes().get((headers, op, vec, old))
+            if notes is None:
+                return None
+            out.append((m.start(1), m.start(1), f'error: no operator "{op}" matches these operands\n'
+                        f"            operand types are: {vec} {op} {old}", notes))
+        elif _into_scalar(code, name, at, old):
+            out.append((at, at, f'error: no suitable conversion function from "{vec}" to "{old}" exists', ()))
+        else:
+            return None
+    return out
+
+
+def in_template(code: str, pos: int) -> bool:
+    """Whether `pos` is in a function template (nvcc then adds the instantiation context)."""
+    opens, closes, parents = scanner.blocks(code)
+    outer = next((i for i in range(len(opens)) if opens[i] < pos < closes[i] and parents[i] == -1), None)
+    if outer is None:
+        return False
+    return "template" in _head(code, opens[outer])
+
+
+def _head(code: str, pos: int) -> str:
+    """The text from the last `;`, `{` or `}` before `pos` to `pos`: a definition's head when `pos` is its `{`."""
+    return code[max(code.rfind(";", 0, pos), code.rfind("{", 0, pos), code.rfind("}", 0, pos)) + 1:pos]
+
+
+def _into_scalar(code: str, name: str, at: int, old: str) -> bool:
+    """Whether the use at `at` converts `name` to an `old` scalar: `return name;` in a function returning `old`, or
+    a whole argument of a plain function (one definition, no template) whose parameter there is an `old`."""
+    before = code[:at].rstrip()
+    after = code[at + len(name):].lstrip()
+    if before.endswith("return") and after.startswith(";"):
+        opens, closes, parents = scanner.blocks(code)
+        outer = next(i for i in range(len(opens)) if opens[i] < at < closes[i] and parents[i] == -1)
+        return bool(re.search(rf"\b{old}\s+[A-Za-z_]\w*\s*\([^()]*\)\s*$", _head(code, opens[outer])))
+    if not (before.endswith(("(", ",")) and after.startswith((")", ","))):
+        return False
+    depth, i, index = 0, at - 1, 0
+    while i >= 0:
+        ch = code[i]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            index += 1
+        i -= 1
+    if i < 0 or code[i] != "(":
+        return False
+    callee = re.search(r"([A-Za-z_]\w*)\s*$", code[:i])
+    if callee is None:
+        return False
+    defs = [d for d in re.finditer(rf"\b{callee.group(1)}\s*\(([^()]*)\)\s*(?:const\s*)?\{{", code)]
+    if len(defs) != 1 or "template" in _head(code, defs[0].start()):
+        return False
+    params = defs[0].group(1).split(",")
+    return index < len(params) and bool(re.fullmatch(rf"\s*(?:const\s+)?{old}\s+[A-Za-z_]\w*\s*", params[index]))

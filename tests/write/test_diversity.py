@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from generator.check.validate import validate_paths
 from generator.registry import DATASETS
 from generator.write import diversity
 
@@ -165,3 +166,14 @@ def test_generated_folder_stats_and_bench_agree_with_the_rows(folder):
     card = (folder / "README.md").read_text()
     section = card[card.index("## Diversity"):].split("\n## ")[0]
     assert f"| {stats['diversity']['distinct_sources']:,} |" in section
+
+
+def test_the_validator_types_stats_diversity(generated, tmp_path):
+    stats = orjson.loads((generated("kernelinfer") / "stats.json").read_bytes())
+    alone = tmp_path / "stats" / "stats.json"           # no shards beside it: the document's schema alone
+    alone.parent.mkdir()
+    alone.write_bytes(orjson.dumps(stats))
+    assert not validate_paths([alone]).findings
+    stats["diversity"]["cross_session_turn_share"] = 1.5
+    alone.write_bytes(orjson.dumps(stats))
+    assert any("1.5" in f.message for f in validate_paths([alone]).findings)

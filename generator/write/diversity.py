@@ -71,9 +71,8 @@ def _median(values: list[float]) -> float:
 def changed_lines(before: bytes, after: bytes, edit: tuple[int, int, int] | None = None) -> int:
     """Lines (split at `\\n`) of `after` that differ from `before`: position by position when the line counts
     agree (a tune step edits lines in place), else the lines of `after` that no line of `before` matches (as
-    multisets: a moved line is not a change). Only the
-    lines around the edit (`_edit`, given or found) are compared: the others are the same, at the same positions
-    (when the counts differ, the same lines before and after the edit)."""
+    multisets: a moved line is not a change). Only the lines around the edit (`_edit`, given or found) are
+    compared: the others are the same lines, at the same positions."""
     start, _end, tail = edit or _edit(before, after)
     start = before.rfind(b"\n", 0, start) + 1
     old = before[start:_line_end(before, len(before) - tail)].split(b"\n")
@@ -119,7 +118,7 @@ def masked_digest(data: bytes) -> bytes:
 def _same_mask(before: bytes, after: bytes, edit: tuple[int, int, int]) -> bool:
     """Whether the two sources mask alike (a tuned constant: only digits changed), from the edit window alone,
     widened to whole digit runs so the masked text is the common prefix, the masked window, the common suffix;
-    False for a window wider than `_WINDOW` bytes (then the source is masked whole: the same answer, sooner)."""
+    False for a window wider than `_WINDOW` bytes, where masking the whole source (the caller) is as quick."""
     head, end, tail = edit
     if end - head > _WINDOW:
         return False

@@ -2,17 +2,21 @@
 
     PYTHONPATH=. python bench/diversity_audit.py out/kernelinfer [out/kernelswarm ...]
 
-Reads `sessions.jsonl` (kernelinfer) or `episodes.jsonl` (kernelswarm) and prints each figure with its bound and
-PASS/FAIL; exit 1 when one fails, 2 when a folder has neither file.
+Reads `sessions.jsonl` (kernelinfer) or `episodes.jsonl` (kernelswarm), a batch of rows at a time, and prints each
+figure with its bound and PASS/FAIL; exit 1 when one fails, 2 when a folder has neither file. The figures are the
+generator's own (`stats.json` `diversity`: the same digests per batch, merged the same way), so a folder made
+before they were recorded can be audited too.
 """
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
 import orjson
 
-from generator.write.diversity import kernelinfer_diversity, kernelswarm_diversity
+from generator.layout import SHARD_SIZE
+from generator.write.diversity import kernelinfer_digests, kernelinfer_figures, kernelswarm_digests, kernelswarm_figures
 
 # figure -> (bound, "min" or "max")
 KERNELINFER_BOUNDS = {"masked_ok_per_pair": (0.90, "min"), "median_private_masked_ok": (0.95, "min"),
@@ -21,24 +25,25 @@ KERNELINFER_BOUNDS = {"masked_ok_per_pair": (0.90, "min"), "median_private_maske
 KERNELSWARM_BOUNDS = {"masked_ok_per_triple": (0.90, "min")}
 
 
-def _rows(path: Path):
+def figures(path: Path, digests, combine) -> dict:
+    """`combine` over the `digests` of each batch of `SHARD_SIZE` rows of the JSONL file at `path`."""
     with path.open("rb") as fh:
-        for line in fh:
-            yield orjson.loads(line)
+        rows = (orjson.loads(line) for line in fh)
+        return combine([digests(batch) for batch in iter(lambda: list(itertools.islice(rows, SHARD_SIZE)), [])])
 
 
 def audit(folder: Path) -> bool | None:
     """Print the folder's figures; True when every bound holds, None when it holds no dataset file."""
     if (folder / "sessions.jsonl").is_file():
-        figures, bounds = kernelinfer_diversity(_rows(folder / "sessions.jsonl")), KERNELINFER_BOUNDS
+        found, bounds = figures(folder / "sessions.jsonl", kernelinfer_digests, kernelinfer_figures), KERNELINFER_BOUNDS
     elif (folder / "episodes.jsonl").is_file():
-        figures, bounds = kernelswarm_diversity(_rows(folder / "episodes.jsonl")), KERNELSWARM_BOUNDS
+        found, bounds = figures(folder / "episodes.jsonl", kernelswarm_digests, kernelswarm_figures), KERNELSWARM_BOUNDS
     else:
         print(f"{folder}: neither sessions.jsonl nor episodes.jsonl", file=sys.stderr)
         return None
     ok = True
     print(folder)
-    for name, value in figures.items():
+    for name, value in found.items():
         line = f"  {name:28s} {value:,.4f}" if isinstance(value, float) else f"  {name:28s} {value:,}"
         if name in bounds:
             bound, side = bounds[name]

@@ -85,6 +85,10 @@ class Dataset:
     holdout_rows: Callable[[int, int, int], list[dict]]              # (seed, rows, holdout)
     shard_stats: Callable[[list[dict]], dict]
     combine_stats: Callable[..., dict]
+    # code diversity (`generator.write.diversity`): a shard's digests of its rows' sources, then stats.json's
+    # `diversity` from every shard's, merged in the final step
+    diversity_digests: Callable[[list[dict]], dict]
+    diversity_figures: Callable[[list[dict]], dict]
     views: tuple[View, ...] = ()    # training views, listed after the main config
 
     @property

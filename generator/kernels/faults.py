@@ -959,10 +959,18 @@ def triton_expected(kind: str, line: int, col: int, def_line: int, excerpt: str,
                     f"{shown}\n{' ' * col}^\n{error}")
 
 
-def _assigned(code: str, j: int, end: int) -> bool:
-    """Whether code[j:end] starts with `\\s*=[^=]` (the name before j is assigned, not read)."""
-    j = scanner.skip_space(code, j, end)
-    return j + 1 < end and code[j] == "=" and code[j + 1] != "="
+def _assigned(code: str, at: int, j: int, end: int) -> bool:
+    """Whether the name at code[at:j] is assigned, not read: followed by `=` (not `==`; a keyword argument too), or
+    one of the names of a tuple target (`a, name, b = ...`: a misspelled target is a new name, no error)."""
+    k = scanner.skip_space(code, j, end)
+    if k + 1 < end and code[k] == "=" and code[k + 1] != "=":
+        return True
+    line = code.rfind("\n", 0, at) + 1
+    return bool(_TUPLE_HEAD.fullmatch(code, line, at) and _TUPLE_TAIL.match(code, j, end))
+
+
+_TUPLE_HEAD = re.compile(r"[ \t]*(?:[A-Za-z_]\w*[ \t]*,[ \t]*)*")      # the line before a tuple target's name
+_TUPLE_TAIL = re.compile(r"(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*,?[ \t]*=(?!=)")   # and after it
 
 
 def triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
@@ -976,7 +984,7 @@ def triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
             if len(var) < 3:
                 continue
             sites += [("name", start, at, var) for at in scanner.whole_word(code, var, start + a.end(), end)
-                      if code[at - 1] != "." and not _assigned(code, at + len(var), end)]
+                      if code[at - 1] != "." and not _assigned(code, at, at + len(var), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
     return sites, scanner.identifiers(source.text)

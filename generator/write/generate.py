@@ -96,7 +96,7 @@ def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[st
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
             "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
             "splits": [validation.split_of(r) for r in rows], "view_splits": view_splits,
-            "figures": figures.shard_figures(dataset.name, rows),
+            "figures": figures.shard_figures(dataset.name, rows), "diversity": dataset.diversity_digests(rows),
             "file_bytes": {name: len(data) for name, data in (views or {}).items()},
             "example": card_facts.truncated(rows[0]) if shard == 0 else None}
 
@@ -154,6 +154,7 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         summary["tokens"] = token_summary(results)
         summary["splits"] = split_summary(results)
         summary["figures"] = figures.combine(dataset.name, [r["figures"] for r in results])
+        summary["diversity"] = dataset.diversity_figures([r["diversity"] for r in results])
         files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows)}
         for i, res in enumerate(results):
             files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)

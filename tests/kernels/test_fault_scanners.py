@@ -126,7 +126,12 @@ def test_triton_name_uses_are_those_of_the_plain_pattern():
                 var = a.group(1)
                 if len(var) >= 3:
                     use = re.compile(rf"(?<![\w.]){var}\b(?!\s*=[^=])")
-                    sites += [(start, u.start(), var) for u in use.finditer(code, start + a.end(), end)]
+                    # a name of a tuple target (`a, var, b = ...`) is assigned, not read
+                    target = re.compile(rf"^[ \t]*(?:\w+[ \t]*,[ \t]*)*({var})(?:[ \t]*,[ \t]*\w+)*"
+                                        r"[ \t]*,?[ \t]*=(?!=)", re.M)
+                    targets = {t.start(1) for t in target.finditer(code, start, end)}
+                    sites += [(start, u.start(), var) for u in use.finditer(code, start + a.end(), end)
+                              if u.start() not in targets]
         return sites
 
     for source in _renders(60, "triton"):

@@ -330,7 +330,8 @@ def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool =
                     if compile_errors and step["status"] != "compile_error":
                         continue
                     exp = expected_from_feedback(step["status"], body)
-                    if kinds is not None and (exp.kind or exp.status) not in kinds:
+                    kind = exp.kind or exp.status
+                    if kinds is not None and kind not in kinds:
                         continue
                     text = msgs[i]["content"]
                     arch = row["arch"]   # the stated target, compiled as stated: never substituted
@@ -341,8 +342,8 @@ def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool =
                     src = Source(text, filename, row["impl"], arch)
                     meta = {"op": row["op"], "impl": row["impl"], "gpu": row["gpu"], "arch": arch,
                             "variant": step["tag"], "session": row.get(KERNELINFER.id_field), "step": step["step"],
-                            "stratum": exp.kind or exp.status, "file": f"{path.name}:{line_no}"}
-                    key = (row["op"], row["impl"], arch, exp.kind or exp.status)
+                            "stratum": kind, "file": f"{path.name}:{line_no}"}
+                    key = (row["op"], row["impl"], arch, kind)
                     strata.setdefault(key, []).append(Candidate("", src, exp, meta, body))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7302]))
     keys = sorted(strata)
@@ -447,14 +448,13 @@ def resource_table_note() -> str | None:
     """A warning when resources.tsv, diagnostics.tsv / triton_smem.tsv were recorded with another nvcc / Triton
     than the installed ones."""
     notes = []
-    recorded, installed = read_table()[0], tool_version()
-    if installed and recorded != installed:
-        notes.append(f"audit-compile: WARNING resources.tsv was recorded with {recorded!r}, installed nvcc is "
-                     f"{installed!r}: rerun `{COMMAND}`")
-    recorded = read_diagnostics_table()[0]
-    if installed and recorded != installed:
-        notes.append(f"audit-compile: WARNING diagnostics.tsv was recorded with {recorded!r}, installed nvcc is "
-                     f"{installed!r}: rerun `{DIAGNOSTICS_COMMAND}`")
+    installed = tool_version()
+    for table, read, command in (("resources.tsv", read_table, COMMAND),
+                                 ("diagnostics.tsv", read_diagnostics_table, DIAGNOSTICS_COMMAND)):
+        recorded = read()[0]
+        if installed and recorded != installed:
+            notes.append(f"audit-compile: WARNING {table} was recorded with {recorded!r}, installed nvcc is "
+                         f"{installed!r}: rerun `{command}`")
     recorded = read_triton_table()[0]
     installed = triton_version() if compilers.triton_unavailable() is None else ""
     if installed and recorded != installed:

@@ -216,7 +216,7 @@ def in_template(code: str, pos: int) -> bool:
     outer = next((i for i in range(len(opens)) if opens[i] < pos < closes[i] and parents[i] == -1), None)
     if outer is None:
         return False
-    return "template" in _head(code, opens[outer])
+    return scanner.TEMPLATE_HEAD.search(_head(code, opens[outer])) is not None
 
 
 def _head(code: str, pos: int) -> str:
@@ -253,7 +253,7 @@ def _into_scalar(code: str, name: str, at: int, old: str) -> bool:
     if callee is None:
         return False
     defs = [d for d in re.finditer(rf"\b{callee.group(1)}\s*\(([^()]*)\)\s*(?:const\s*)?\{{", code)]
-    if len(defs) != 1 or "template" in _head(code, defs[0].start()):
+    if len(defs) != 1 or scanner.TEMPLATE_HEAD.search(_head(code, defs[0].start())):
         return False
     params = defs[0].group(1).split(",")
     return index < len(params) and bool(re.fullmatch(rf"\s*(?:const\s+)?{old}\s+[A-Za-z_]\w*\s*", params[index]))

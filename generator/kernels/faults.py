@@ -21,7 +21,7 @@ from itertools import accumulate
 from typing import Callable
 
 from generator.catalog.hardware import GPUS, has
-from generator.kernels import Source, diagnostics, full_params, scanner
+from generator.kernels import Source, diagnostics, full_params, record_diagnostics, scanner
 from generator.catalog.variants import launch_limits
 
 FAULT_KINDS = (
@@ -305,9 +305,9 @@ _STATEMENT_START = re.compile(r"[A-Za-z_}]")
 _ELSE_WHILE = re.compile(r"(else|while)\b")
 
 
-def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
-    """(offset of the `;` to drop, offset of the next statement's token, the name that statement declares or
-    None, where that declaration ends) for each plain statement followed by another."""
+def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
+    """(offset of the `;` to drop, offset of the next statement's token) for each plain statement followed by
+    another."""
     code = scanner.code_view(source.text, "cuda")
     lines = code.split("\n")
     raw_lines = source.text.split("\n")
@@ -332,19 +332,14 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int, str | None, int]]:
         nxt = lines[j].lstrip()
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
             continue
-        # The parser skips the next statement to recover; if it declared a name, each later use is undefined.
-        decl = DECL.match(nxt)
-        typ, declared, _at = declaration_of(decl) if decl else ("", None, 0)
-        declared = None if typ in _C_KEYWORDS else declared
-        sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt)),
-                      declared, offsets[j] - 1 + len(lines[j])))
+        sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
     return [s[1:] for s in _live(sites, source, lambda s: s[0])]
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     """nvcc skips the next statement to recover: the names it declared are undefined at their next uses, the
     variables only it read are unreferenced (diagnostics.py)."""
-    semi, tok, _declared, _decl_end = sites[choice[0]]
+    semi, tok = sites[choice[0]]
     edit = Edit(semi, semi + 1, "")
     code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
@@ -366,7 +361,7 @@ _LITERAL_TYPES = tuple((name, re.compile(pat)) for name, pat in (
     ("int", r"-?\d+")))
 # a scalar declared from a value (the guard and possessive quantifiers as in DECL)
 SCALAR_INIT = re.compile(r"(?=[fida])(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
-_VECTOR_TYPES = ("float2", "float4", "int2", "uint4")
+_VECTOR_TYPES = record_diagnostics.VECTOR_TYPES     # the types whose operator notes are recorded
 
 
 def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
@@ -392,7 +387,7 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     uses = scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3)))
     edit = Edit(m.start(1), m.end(1), new_type)
     message = f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"'
-    modelled = m.group(1) == "float" and not diagnostics.in_template(code, m.start())
+    modelled = m.group(1) in record_diagnostics.RHS_TYPES and not diagnostics.in_template(code, m.start())
     found = None if not modelled else diagnostics.vector_uses(
         code, m.group(3), uses, new_type, m.group(1), diagnostics.operator_headers(source.text))
     if found is None:      # a use the rules do not cover: the first error and the count

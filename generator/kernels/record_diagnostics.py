@@ -30,7 +30,7 @@ OPERATOR_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp4.h")
 INCLUDE_SETS = (("cuda_fp16.h", "cuda_bf16.h"), ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"),
                 ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp4.h"))
 OPERATORS = ("+=", "-=", "*=", "/=")
-VECTOR_TYPES = ("float2", "float4", "int2", "uint4")   # faults.py's _VECTOR_TYPES
+VECTOR_TYPES = ("float2", "float4", "int2", "uint4")   # what a type_mismatch fault turns a scalar into (faults.py)
 RHS_TYPES = ("float",)
 SITE = "@"       # a note at the user's line: "@<note text>", re-rendered with the faulty line and caret
 

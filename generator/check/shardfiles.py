@@ -88,9 +88,16 @@ class FolderFiles:
         return list(self.views.totals())
 
 
+_BUILT: list[tuple[Checks, tuple[viewcheck.Checker, parquetcheck.Checker]]] = []   # this process's checkers
+
+
 def check_group(checks: Checks, root: Path, files: list[str]) -> tuple[dict[str, Found], dict]:
-    """One source's Parquet files checked (in a worker): ({file: findings}, view rows counted)."""
-    views, copies = checks.checkers()
+    """One source's Parquet files checked (in a worker): ({file: findings}, view rows counted). The checkers are
+    built once per process (a build lists every shard's files: once per source it would grow with shards^2)."""
+    if not _BUILT or _BUILT[0][0] != checks:
+        _BUILT[:] = [(checks, checks.checkers())]
+    views, copies = _BUILT[0][1]
+    views.counts = dict.fromkeys(views.counts, 0)
     return {rel: list((views if rel in views.want else copies).file(root, rel)) for rel in files}, views.counts
 
 

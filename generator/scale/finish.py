@@ -72,8 +72,9 @@ def _validate_remote(spec: RunSpec, stats: dict, jobs: int) -> list[str]:
                                        fetch):
             report = validate_paths([local / source], schema="task" if source == HOLDOUT_FILE else ds.schema)
             problems += [f"{spec.url}/{source}:{f.line}: {f.message}" for f in report.findings]
+            for findings in group.values():
+                found += findings
             for rel in [source, *files.groups.get(source, [])]:
-                found += group.get(rel, [])
                 (local / rel).unlink()
         alone = local / "stats" / STATS_FILE          # no shards beside it: its counts were checked above
         alone.parent.mkdir()

@@ -177,6 +177,11 @@ def kernelinfer_digests(rows: Iterable[dict]) -> dict:
             "tune_changes": sorted(tune_changes.items())}
 
 
+def _split_like(whole: np.ndarray, parts: list[np.ndarray]) -> list[np.ndarray]:
+    """`whole` (one value per element of the concatenated `parts`) cut into pieces of the parts' lengths."""
+    return np.split(whole, np.cumsum([len(p) for p in parts])[:-1]) if parts else []
+
+
 def _shared(digests: np.ndarray) -> tuple[int, np.ndarray]:
     """(number of distinct digests, the digests found more than once)."""
     values, times = np.unique(digests, return_counts=True)
@@ -221,15 +226,16 @@ def kernelinfer_figures(shards: list[dict]) -> dict:
     owners: Counter = Counter()                  # (digest, group) -> sessions, for digests found more than once
     found = []                                   # per shard: its sessions' turns, (session, digest, turns) of those
     shared_turns, private = 0, []
-    for s, src, cnt, msk in zip(shards, sources, counts, masked):
+    source_hits = _split_like(np.isin(all_sources, shared), sources)     # one sort of `shared`, not one per shard
+    masked_hits = _split_like(np.isin(all_masked, shared_masked), masked)
+    for s, src, cnt, hit, masked_hit in zip(shards, sources, counts, source_hits, masked_hits):
         sessions = len(s["groups"])
         session = np.repeat(np.arange(sessions), s["pairs_per_session"])
-        hit = np.isin(src, shared)
         shared_turns += int(cnt[hit].sum())
         picked = [(int(i), int(d), int(n)) for i, d, n in zip(session[hit], src[hit], cnt[hit])]
         owners.update((d, s["groups"][i]) for i, d, _n in picked)
         found.append((np.bincount(session, weights=cnt, minlength=sessions).astype(np.int64), picked))
-        in_other = np.bincount(np.repeat(np.arange(sessions), s["masked_per_session"])[np.isin(msk, shared_masked)],
+        in_other = np.bincount(np.repeat(np.arange(sessions), s["masked_per_session"])[masked_hit],
                                minlength=sessions)
         private += [(n - int(k)) / n for n, k in zip(s["masked_per_session"], in_other) if n]
     overlap = []

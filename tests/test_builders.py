@@ -17,8 +17,6 @@ from generator.catalog.validation import split_of
 from generator.write.card import render_card
 from rows import session_row
 
-GEN_ROWS, GEN_HOLDOUT, SEED = 30, 10, 3   # the conftest folders' options
-
 
 def rows_of(ds) -> list[dict]:
     return [dict(r) for r in ds]
@@ -154,10 +152,12 @@ def test_builder_on_the_fly_equals_files(folder, builders, tmp_path):
     """Regenerating for the seed gives the same rows, byte for byte once serialized, as the CLI wrote."""
     dataset, path = folder.name, folder
     builder = builders[dataset]
-    counts = {f"num_{builder.DATASET.count_flag}": GEN_ROWS, "num_holdout": GEN_HOLDOUT}
+    made = orjson.loads((path / "stats.json").read_bytes())["generator"]     # the options that made the folder
+    flag = builder.DATASET.count_flag
+    counts = {f"num_{flag}": made[flag], "num_holdout": made["holdout"]}
     for config in (builder.DEFAULT_CONFIG_NAME, "holdout"):
         pattern = builder.DATASET.config(config).pattern
-        b = builder(config_name=config, seed=SEED, **counts, cache_dir=str(tmp_path / "c"))
+        b = builder(config_name=config, seed=made["seed"], **counts, cache_dir=str(tmp_path / "c"))
         split = builder.DATASET.config(config).split
         every_split = {**b._split_generators(None)[0].gen_kwargs, "keep": None}     # the main config: every row
         generated = list(b._generate_examples(**every_split))

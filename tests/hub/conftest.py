@@ -1,5 +1,8 @@
-"""The upload tests' local Hub (tests/hub/fakehub.py), with huggingface_hub pointed at it."""
+"""The upload tests' local Hub (tests/hub/fakehub.py), with huggingface_hub pointed at it, and their smallest
+folder."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from fakehub import serving
@@ -16,3 +19,10 @@ def hub_server(monkeypatch):
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
         monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
         yield hub
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory, make_folder) -> Path:
+    """A two-session kernelinfer folder without views: every upload of it costs little."""
+    return make_folder("kernelinfer", tmp_path_factory.mktemp("net") / "kernelinfer", rows=2, holdout=1,
+                       extra=("--no-views",))

@@ -26,13 +26,6 @@ TOKEN = "hf_kernelstrainNETtoken0123456789abcd"
 HTML = Answer(200, {"Content-Type": "text/html"}, b"<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>")
 
 
-@pytest.fixture(scope="session")
-def tiny(tmp_path_factory, make_folder) -> Path:
-    """A two-session kernelinfer folder without views: every upload of it costs little."""
-    return make_folder("kernelinfer", tmp_path_factory.mktemp("net") / "kernelinfer", rows=2, holdout=1,
-                       extra=("--no-views",))
-
-
 def upload(folder: Path, *extra: str, token: str | None = TOKEN, sleeps: list | None = None) -> int:
     """The command in this process, on the real HfApi (pointed at the fake Hub); waits recorded, not slept."""
     return publish.main([str(folder), "--repo-id", "org/name", *extra], token=token,

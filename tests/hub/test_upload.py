@@ -15,6 +15,7 @@ import datasets
 import pytest
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
+from generator.__main__ import main as generator_main
 from generator.hub import client as hub, network, publish
 from generator.registry import DATASETS
 
@@ -352,11 +353,12 @@ def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
     assert all(TOKEN.encode() not in p.read_bytes() for p in stage.rglob("*") if p.is_file())
 
 
-def test_repo_script_and_subcommand_run_the_same_command(generated):
+def test_repo_script_and_subcommand_run_the_same_command(tiny, capsys):
     """`python upload.py` (a checkout) and `python -m generator upload` (= the `kernelstrain upload` console
-    script) print the same dry-run plan; offline, every state is unknown. One dataset: the two entry points are
-    what is compared (each dataset's plan is tested in-process above)."""
-    folder = generated("kernelinfer")
+    script) print the same dry-run plan; offline, every state is unknown. One small folder: the two entry points
+    are what is compared (each dataset's plan is tested in-process above); a usage error is the subcommand's,
+    in this process."""
+    folder = tiny
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_TOKEN": TOKEN}
     args = [str(folder), "--repo-id", "org/name", "--dry-run"]
     script = subprocess.run([sys.executable, "upload.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
@@ -366,9 +368,9 @@ def test_repo_script_and_subcommand_run_the_same_command(generated):
     plan = [line for line in script.stdout.splitlines() if not line.startswith("staged ")]
     assert plan == [line for line in command.stdout.splitlines() if not line.startswith("staged ")]
     assert plan[-1].startswith("plan: ") and "unknown" in plan[-1] and "schema/session.schema.json" in script.stdout
-    bad = subprocess.run([sys.executable, "-m", "generator", "upload", str(folder), "--repo-id", "no-slash"],
-                         cwd=ROOT, env=env, capture_output=True, text=True)
-    assert bad.returncode == hub.EXIT_USAGE and bad.stderr.startswith("kernelstrain upload: --repo-id")
+    capsys.readouterr()
+    assert generator_main(["upload", str(folder), "--repo-id", "no-slash"]) == hub.EXIT_USAGE
+    assert capsys.readouterr().err.startswith("kernelstrain upload: --repo-id")
 
 
 def test_a_file_changed_after_the_plan_is_not_sent(tmp_path):

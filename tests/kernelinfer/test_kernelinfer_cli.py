@@ -74,15 +74,14 @@ def test_load_dataset(folder, streaming, tmp_path):
         assert sessions.num_rows == SESSIONS
 
 
-def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, tmp_path):
+def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, generated, tmp_path):
     two = tmp_path / "two"
     assert main(["kernelinfer", "--out", str(two), "--seed", "5", "--sessions", str(SESSIONS),
                  "--holdout", str(HOLDOUT), "--num-proc", "2", NO_VIEWS]) == 0
     assert files(two) == files(folder)
-    other = tmp_path / "other"
-    assert main(["kernelinfer", "--out", str(other), "--seed", "6", "--sessions", "3", "--holdout", "1",
-                 NO_VIEWS]) == 0
-    assert files(other)["sessions.jsonl"][:5000] != files(folder)["sessions.jsonl"][:5000]
+    other = generated("kernelinfer")                  # the session's folder: seed 3
+    assert orjson.loads((other / "stats.json").read_bytes())["generator"]["seed"] != 5
+    assert (other / "sessions.jsonl").read_bytes()[:5000] != files(folder)["sessions.jsonl"][:5000]
 
 
 def test_rerun_reuses_shards(folder, capsys):
@@ -117,6 +116,6 @@ def test_failing_qa_check_exits_1_and_leaves_no_complete_folder(tmp_path, monkey
     monkeypatch.setattr(KI_CHECKS, "checks", list(KI_CHECKS.checks))
     KI_CHECKS.check("always_fails", "test")(lambda row: "planted failure")
     out = tmp_path / "bad"
-    assert main(["kernelinfer", "--out", str(out), "--sessions", "30", "--holdout", "2"]) == 1
+    assert main(["kernelinfer", "--out", str(out), "--sessions", "2", "--holdout", "1", NO_VIEWS]) == 1
     assert not out.exists() and (tmp_path / ".bad.partial" / "sessions.jsonl").exists()
     assert "always_fails" in capsys.readouterr().err

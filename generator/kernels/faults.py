@@ -318,10 +318,13 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         s = ln.strip()
         at_file_scope = depth == 0
         depth += ln.count("{") - ln.count("}")
-        if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}")) or s.count("(") != s.count(")")
+        # (an alias run on into a declaration, `using L = Lanes<Op>` `float dot = 0.f;`, is nvcc's "invalid
+        # combination of type specifiers", not its missing ';')
+        if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}", "using ", "typedef "))
+                or s.count("(") != s.count(")")
                 or _JUMP.search(s) or "{" in s
                 or ("=" not in s and (DECL.match(s) or "__shared__" in s or s.endswith("];")))):
-            continue    # not a plain statement; a bare declaration would run on into the next line
+            continue    # not a plain statement; a bare declaration or a type alias would run on into the next line
         j = i + 1
         while j < len(lines) and not lines[j].strip():
             if raw_lines[j].strip().startswith("#"):

@@ -178,3 +178,25 @@ def test_fault_draws_are_the_draws_of_integers_and_choice():
         for n in (1, 4, 5):
             assert [_index(rng, n) for _ in range(50)] == [int(same.choice(list(range(n)))) for _ in range(50)]
         assert rng.random() == same.random()
+
+
+def test_a_missing_semicolon_is_never_made_after_a_type_alias():
+    """`using L = Lanes<Op>` run on into `float dot = 0.f;` makes nvcc say "invalid combination of type
+    specifiers", not 'expected a ";"': an alias line is no site (the default folder's audit found one)."""
+    text = ("template <int N> struct Lanes { static constexpr int K = N; };\n"
+            "__global__ void k(float* out) {\n"
+            "    using L = Lanes<4>;\n"
+            "    float dot = 0.f;\n"
+            "    typedef float acc_t;\n"
+            "    acc_t sum = dot + L::K;\n"
+            "    out[0] = sum;\n"
+            "}\n")
+    dropped = set()
+    for seed in range(40):
+        try:
+            broken, _expected = inject(Source(text, "k.cu", "cuda", "sm_80"), "missing_semicolon",
+                                       np.random.default_rng(seed))
+        except NoFaultSite:
+            continue
+        dropped |= {n for n, (a, b) in enumerate(zip(text.split("\n"), broken.text.split("\n"))) if a != b}
+    assert dropped and not dropped & {2, 4}     # the alias lines (0-based 2 and 4) keep their ';'

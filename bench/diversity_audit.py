@@ -15,14 +15,14 @@ from pathlib import Path
 
 import orjson
 
+from generator import registry
 from generator.layout import SHARD_SIZE
-from generator.write.diversity import kernelinfer_digests, kernelinfer_figures, kernelswarm_digests, kernelswarm_figures
 
-# figure -> (bound, "min" or "max")
-KERNELINFER_BOUNDS = {"masked_ok_per_pair": (0.90, "min"), "median_private_masked_ok": (0.95, "min"),
-                      "cross_session_turn_share": (0.05, "max"), "median_same_task_overlap": (0.10, "max"),
-                      "median_tune_changed_lines": (3, "max")}
-KERNELSWARM_BOUNDS = {"masked_ok_per_triple": (0.90, "min")}
+# dataset -> figure -> (bound, "min" or "max")
+BOUNDS = {"kernelinfer": {"masked_ok_per_pair": (0.90, "min"), "median_private_masked_ok": (0.95, "min"),
+                          "cross_session_turn_share": (0.05, "max"), "median_same_task_overlap": (0.10, "max"),
+                          "median_tune_changed_lines": (3, "max")},
+          "kernelswarm": {"masked_ok_per_triple": (0.90, "min")}}
 
 
 def figures(path: Path, digests, combine) -> dict:
@@ -34,13 +34,12 @@ def figures(path: Path, digests, combine) -> dict:
 
 def audit(folder: Path) -> bool | None:
     """Print the folder's figures; True when every bound holds, None when it holds no dataset file."""
-    if (folder / "sessions.jsonl").is_file():
-        found, bounds = figures(folder / "sessions.jsonl", kernelinfer_digests, kernelinfer_figures), KERNELINFER_BOUNDS
-    elif (folder / "episodes.jsonl").is_file():
-        found, bounds = figures(folder / "episodes.jsonl", kernelswarm_digests, kernelswarm_figures), KERNELSWARM_BOUNDS
-    else:
-        print(f"{folder}: neither sessions.jsonl nor episodes.jsonl", file=sys.stderr)
+    ds = next((d for d in registry.DATASETS.values() if (folder / d.merged_file).is_file()), None)
+    if ds is None:
+        names = " nor ".join(d.merged_file for d in registry.DATASETS.values())
+        print(f"{folder}: neither {names}", file=sys.stderr)
         return None
+    found, bounds = figures(folder / ds.merged_file, ds.diversity_digests, ds.diversity_figures), BOUNDS[ds.name]
     ok = True
     print(folder)
     for name, value in found.items():

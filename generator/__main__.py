@@ -12,6 +12,7 @@ import functools
 import sys
 from pathlib import Path
 
+from generator import interrupts
 from generator.registry import DATASETS
 
 
@@ -73,10 +74,14 @@ TOOLS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command's exit code; Ctrl-C anywhere (even while modules load) is exit 130 with one line, no traceback."""
+    """The command's exit code; Ctrl-C anywhere (even while modules load, even inside a C extension that turns it
+    into another exception) is exit 130 with one line, no traceback."""
+    interrupts.install()
     try:
         code = _main(argv)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not interrupts.is_interruption(exc):
+            raise
         print("interrupted", file=sys.stderr)
         code = 130
     if code == 130:

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 import generator
-from generator import SCHEMA_VERSION, tokens
+from generator import SCHEMA_VERSION, interrupts, tokens
 from generator.check import qa
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
@@ -191,11 +191,13 @@ def run(dataset: Dataset, args) -> int:
     partial = args.out.with_name(f".{args.out.name}.partial")
     try:
         return _run(dataset, args)
-    except KeyboardInterrupt:
-        print(f"{dataset.name}: interrupted; {args.out} is unchanged, the work so far is in {partial} "
-              "(the same command resumes it)", file=sys.stderr)
-        return 130
-    except OSError as exc:
+    except BaseException as exc:
+        if interrupts.is_interruption(exc):
+            print(f"{dataset.name}: interrupted; {args.out} is unchanged, the work so far is in {partial} "
+                  "(the same command resumes it)", file=sys.stderr)
+            return 130
+        if not isinstance(exc, OSError):
+            raise
         where = exc.filename if exc.filename is not None else args.out
         print(f"{dataset.name}: {where}: {exc.strerror or exc}; {args.out} is unchanged"
               + (f", the work so far is in {partial}" if partial.exists() else ""), file=sys.stderr)

@@ -149,8 +149,8 @@ def token_lengths(stats: dict) -> str:
     tokens = stats.get("tokens") or {}
     if not tokens:
         return "## Lengths\n\nNo token statistics were recorded."
-    rows = [f"| `{name}` | {t['rows']:,} | {t['chars']['mean']:,.0f} | {t['chars']['max']:,} | "
-            f"{t['tokens']['mean']:,.0f} | {t['tokens']['p50']:,} | {t['tokens']['p90']:,} | {t['tokens']['max']:,} | "
+    rows = [f"| `{name}` | {t['rows']:,} | {t['chars']['mean']:,.1f} | {t['chars']['max']:,} | "
+            f"{t['tokens']['mean']:,.1f} | {t['tokens']['p50']:,} | {t['tokens']['p90']:,} | {t['tokens']['max']:,} | "
             f"{t['fit_32k']:.1%} | {t['fit_128k']:.1%} |" for name, t in tokens.items()]
     return ("## Lengths\n\nPer row of each config (`tokens` of `stats.json`; tokens are a conservative count, "
             f"{TOKEN_RULE}, above what common BPE tokenizers give):\n\n"

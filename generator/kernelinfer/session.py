@@ -151,15 +151,10 @@ class _Engineer:
 
     def _back_off(self, tag: str, params: dict) -> None:
         """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once."""
-        space = self.wb.by_tag[tag].params
-        for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
-            values = space[name]
-            i = values.index(params[name])
-            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
-                smaller = {**params, name: values[i - 1]}
-                if (tag, tuple(smaller.items())) not in self.tried and not self.full:
-                    self._step(tag, "tune", smaller)
-                    return
+        for smaller in self.wb.shrunk(tag, params):
+            if (tag, tuple(smaller.items())) not in self.tried and not self.full:
+                self._step(tag, "tune", smaller)
+                return
 
     def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
         """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the

@@ -105,6 +105,19 @@ class Workbench:
         copy one before keeping it)."""
         return _neighbours(self.by_tag[tag], tuple(params.items()))
 
+    def shrunk(self, tag: str, params: dict) -> list[dict]:
+        """What an engineer tries after a launch refusal (too much shared memory, too many registers or threads):
+        `params` with one resource-hungry parameter one value smaller, pipeline stages first, then tiles, then
+        the rest, most likely to fit first."""
+        space = self.by_tag[tag].params
+        out = []
+        for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
+            values = space[name]
+            i = values.index(params[name])
+            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
+                out.append({**params, name: values[i - 1]})
+        return out
+
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
         return self._clean(tag, params, self.style)[2]

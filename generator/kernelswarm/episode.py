@@ -9,9 +9,10 @@ renderer. An agent's `skill` sets how often its edits break and how well it gues
 faster before running it.
 
 A result is feedback: the team keeps one tracker of the configurations it has sent, and no agent sends one again
-once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration). A tune
-step takes an untried neighbour, else an untried configuration further away, else of another variant; when every
-configuration has been sent the search is over. Some campaigns end without beating the naive baseline (a kernel
+once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
+once a variant was refused at launch, a configuration of it over the same limit. A tune step takes an untried
+neighbour, else an untried configuration further away, else of another variant; when none is left the search is
+over. Some campaigns end without beating the naive baseline (a kernel
 already memory-bound at the naive version, or every faster variant refused): the verdict then keeps the
 baseline (`kept: "baseline"`, speedup 1.0), as real teams report it.
 
@@ -96,6 +97,7 @@ class _Episode:
         # (measured or refused), not an editing mistake of its author
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
+        self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
         self.exhausted = False               # every configuration of every legal variant has been sent
 
     # ------------------------------------------------------------------ setup
@@ -178,6 +180,7 @@ class _Episode:
                     self.refused += 1
                     if outcome.expected.kind not in EDIT_FAULTS:
                         self.refusals.append(outcome)
+                        self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
                     if time_ms < self.best_ms:
@@ -230,19 +233,23 @@ class _Episode:
         return considered[guesses.index(min(guesses))]
 
     def nearby(self, agent: Agent, tag: str, params: dict) -> tuple[str, dict] | None:
-        """The agent's pick of the configurations the team has not sent nearest (tag, params): its neighbours, else
-        the rest of the variant's space, else another legal variant's (the most advanced first); None, and the
-        search is over, when every one has been sent."""
-        sent = self.sent
-        options = [p for p in self.wb.neighbours(tag, params) if _key(tag, p) not in sent]
+        """The agent's pick of the configurations worth sending nearest (tag, params): its neighbours, else the rest
+        of the variant's space, else another legal variant's (the most advanced first); None, and the search is
+        over, when none is left."""
+        options = [p for p in self.wb.neighbours(tag, params) if self.worth_sending(tag, p)]
         if options:
             return tag, self.pick(agent, tag, options)
         for other in [tag] + [t for t in reversed(self.legal_tags()) if t != tag]:
-            options = [p for p in self.wb.grid(other) if _key(other, p) not in sent]
+            options = [p for p in self.wb.grid(other) if self.worth_sending(other, p)]
             if options:
                 return other, self.pick(agent, other, options)
         self.exhausted = True
         return None
+
+    def worth_sending(self, tag: str, params: dict) -> bool:
+        """Not sent yet, and not over the launch limit this variant was already refused for."""
+        key = _key(tag, params)
+        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1]))
 
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
@@ -253,10 +260,10 @@ class _Episode:
     # ------------------------------------------------------------------ shared turns
     def work(self, agent: Agent, tag: str, params: dict, kind: str, written: tuple | None = None) -> Outcome | None:
         """One candidate (`written`: one `write` already made), and a fix of the agent's own editing mistake right
-        after it when there was one. A configuration the team has already sent gives way to the nearest one it has
-        not (None: nothing is left)."""
+        after it when there was one. A configuration not worth sending (already sent, or over a limit the variant
+        was refused for) gives way to the nearest one that is (None: nothing is left)."""
         if written is None:
-            if _key(tag, params) in self.sent:
+            if not self.worth_sending(tag, params):
                 fresh = self.nearby(agent, tag, params)
                 if fresh is None:
                     return None
@@ -305,9 +312,9 @@ class _Episode:
 
     def ensure_improvement(self) -> None:
         """A team that found nothing faster than the baseline gives its strongest builder a last push of at most
-        LAST_PUSH candidates, each one the team has not sent: a refused configuration shrunk (fewer stages, a
-        smaller tile), else the variant it guesses fastest among those not tried yet, else a neighbour of the
-        fastest passing one. It may still end without an improvement."""
+        LAST_PUSH candidates, each one worth sending (`worth_sending`): a refused configuration shrunk (fewer
+        stages, a smaller tile), else the variant it guesses fastest among those not tried yet, else a neighbour of
+        the fastest passing one. It may still end without an improvement."""
         agent = max(self.builders() or self.specialists, key=lambda a: a.skill)
         for _ in range(LAST_PUSH):
             if self.best is not None:
@@ -319,13 +326,12 @@ class _Episode:
             self.close_round()
 
     def last_idea(self, agent: Agent) -> tuple[str, dict, str] | None:
-        """(tag, params, kind) of the last push's next candidate, None when the team has sent everything."""
-        sent = self.sent
+        """(tag, params, kind) of the last push's next candidate, None when it has no idea left."""
         for refused in reversed(self.refusals):
-            smaller = [p for p in self.wb.shrunk(refused.tag, refused.params) if _key(refused.tag, p) not in sent]
+            smaller = [p for p in self.wb.shrunk(refused.tag, refused.params) if self.worth_sending(refused.tag, p)]
             if smaller:
                 return refused.tag, smaller[0], "tune"
-        fresh = [(t, self.wb.defaults(t)) for t in self.legal_tags() if _key(t, self.wb.defaults(t)) not in sent]
+        fresh = [(t, self.wb.defaults(t)) for t in self.legal_tags() if self.worth_sending(t, self.wb.defaults(t))]
         if fresh:
             guesses = self.guesses(agent, fresh)
             return *fresh[guesses.index(min(guesses))], "new_variant"

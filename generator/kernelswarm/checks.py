@@ -30,7 +30,8 @@ REQUIRED_FIELDS = {kind: frozenset(fields) for kind, fields in {
     "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
     "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}.items()}
 _NONE: frozenset = frozenset()
-_ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?$")
+# the seed's id, then a clash suffix `_2` ... and an engineer's `_e1` ... where there are any (plan.episode)
+_ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?(?:_e\d+)?$")
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))

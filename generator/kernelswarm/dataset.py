@@ -55,11 +55,12 @@ def transitions_features():
 
 
 def outcome_notes(stats: dict) -> str:
-    """The card's sentence on episodes that beat nothing, with their count (empty before stats.json counted them)."""
+    """The card's Outcomes section: episodes that beat nothing, with their count (empty before stats.json counted
+    them)."""
     n, total = stats.get("no_improvement"), stats.get("episodes")
     if not isinstance(n, int) or not total:
         return ""
-    return (f"{n:,} of {total:,} episodes ({100 * n / total:.1f} %) end without beating the naive baseline: no "
+    return (f"## Outcomes\n\n{n:,} of {total:,} episodes ({100 * n / total:.1f} %) end without beating the naive baseline: no "
             "passing result was faster (a kernel already near its memory bound at the naive version, or every "
             "faster variant refused at launch), so the verdict keeps the baseline (`kept: \"baseline\"`, `best_ms` "
             "equal to `baseline_ms`, speedup 1.0, verdict reward -0.05); `stats.json` `no_improvement` counts them.")

@@ -176,7 +176,7 @@ def test_stats_and_card_count_the_episodes_that_kept_the_baseline(kept_rows, cra
     document = stats.combine([shard], holdout_tasks=0, data_bytes=1, options={})
     assert document["no_improvement"] == len(rows) and document["episodes"] == len(rows) + 1
     notes = outcome_notes(document)
-    assert notes.startswith(f"{len(rows)} of {len(rows) + 1} episodes") and "no_improvement" in notes
+    assert notes.startswith(f"## Outcomes\n\n{len(rows)} of {len(rows) + 1} episodes") and "no_improvement" in notes
 
 
 def test_a_verdict_takes_exactly_one_of_its_two_forms(kept_rows, crashed_row):

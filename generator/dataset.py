@@ -90,6 +90,7 @@ class Dataset:
     diversity_digests: Callable[[list[dict]], dict]
     diversity_figures: Callable[[list[dict]], dict]
     views: tuple[View, ...] = ()    # training views, listed after the main config
+    outcome_notes: Callable[[dict], str] | None = None   # stats.json -> the card's paragraph on how rows end
 
     @property
     def schema(self) -> str:

@@ -17,7 +17,6 @@ import numpy as np
 from generator.sim import clock, feedback
 from generator.sim.prompt import user_prompt
 from generator.kernels.style import draw_style
-from generator.catalog.variants import launch_limits
 from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
 
 MIN_STEPS, MAX_STEPS = 30, 200
@@ -68,7 +67,6 @@ class _Engineer:
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
         self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
-        self.limited: dict[tuple, bool] = {}   # (tag, params) -> whether it hits a launch limit (asked again and again)
         self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
         self._frontier: list = []              # per_tag's (outcome, params key) fastest first, less exhausted ones
@@ -151,15 +149,10 @@ class _Engineer:
 
     def _back_off(self, tag: str, params: dict) -> None:
         """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once."""
-        space = self.wb.by_tag[tag].params
-        for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
-            values = space[name]
-            i = values.index(params[name])
-            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
-                smaller = {**params, name: values[i - 1]}
-                if (tag, tuple(smaller.items())) not in self.tried and not self.full:
-                    self._step(tag, "tune", smaller)
-                    return
+        for smaller in self.wb.shrunk(tag, params):
+            if (tag, tuple(smaller.items())) not in self.tried and not self.full:
+                self._step(tag, "tune", smaller)
+                return
 
     def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
         """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the
@@ -241,14 +234,7 @@ class _Engineer:
 
     def _known_limit(self, tag: str, key: tuple) -> bool:
         """True when this variant already failed to launch here and params `key` would fail the same way."""
-        if tag not in self.launch_failed:
-            return False
-        limited = self.limited.get((tag, key))
-        if limited is None:
-            wb = self.wb
-            limited = self.limited[tag, key] = launch_limits(wb.by_tag[tag], dict(key), wb.gpu, self.dtype,
-                                                             wb.task) is not None
-        return limited
+        return tag in self.launch_failed and self.wb.over_limit(tag, key)
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""

@@ -30,7 +30,8 @@ REQUIRED_FIELDS = {kind: frozenset(fields) for kind, fields in {
     "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
     "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}.items()}
 _NONE: frozenset = frozenset()
-_ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?$")
+# the seed's id, then a clash suffix `_2` ... and an engineer's `_e1` ... where there are any (plan.episode)
+_ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?(?:_e\d+)?$")
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
@@ -39,6 +40,11 @@ _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(
 
 def _results(row):
     return [m for m in row["messages"] if m["kind"] == "result"]
+
+
+def _kept_baseline(m: dict) -> bool:
+    """Whether message `m` is a verdict that keeps the naive baseline (no passing result beat it)."""
+    return m.get("kept") == "baseline"
 
 
 @CHECKS.check("message_count", "num_messages == len(messages) and the id ends with it")
@@ -88,7 +94,7 @@ def _rewards(row):
             if m["status"] == "ok" and m["time_ms"] < best:
                 best = m["time_ms"]
         elif m["kind"] == "verdict":
-            want = verdict_reward(row["speedup"])
+            want = verdict_reward(row["speedup"], improved=not _kept_baseline(m))
         else:
             want = 0.0
         if not math.isclose(m["reward"], want, abs_tol=_REWARD_ATOL):
@@ -157,12 +163,23 @@ def _clock(row):
     return None
 
 
-@CHECKS.check("best_and_speedup", "best_ms is the best kept result; speedup == baseline_ms / best_ms")
+@CHECKS.check("best_and_speedup", "best_ms is the best kept result, below baseline_ms; or no passing result beat the "
+              "baseline and the verdict keeps it (best_ms == baseline_ms); the verdict states best_ms; speedup == "
+              "baseline_ms / best_ms")
 def _best(row):
-    ok = [m["time_ms"] for m in _results(row) if m["status"] == "ok"]
-    if not ok or row["best_ms"] != min(ok) or row["best_ms"] >= row["baseline_ms"]:
+    baseline = row["baseline_ms"]
+    faster = [m["time_ms"] for m in _results(row) if m["status"] == "ok" and m["time_ms"] < baseline]
+    verdict = next((m for m in reversed(row["messages"]) if m["kind"] == "verdict"), None)
+    kept = verdict is not None and _kept_baseline(verdict)
+    if faster and kept:
+        return f"the verdict keeps the {baseline} ms baseline, but a passing result ran in {min(faster)} ms"
+    if not faster and not kept:
+        return f"no passing result beat the {baseline} ms baseline, but the verdict does not keep it"
+    if row["best_ms"] != (min(faster) if faster else baseline):
         return f"best_ms {row['best_ms']} is not the best kept result"
-    want = row["baseline_ms"] / row["best_ms"]
+    if verdict is not None and verdict["time_ms"] != row["best_ms"]:
+        return f"the verdict states {verdict['time_ms']} ms, best_ms is {row['best_ms']}"
+    want = baseline / row["best_ms"]
     if not math.isclose(row["speedup"], want, rel_tol=_SPEEDUP_RTOL):
         return f"speedup {row['speedup']} != baseline/best {want:.4g}"
     return None
@@ -224,6 +241,8 @@ def _ref_problem(msgs: list[dict], i: int, m: dict) -> str | None:
     """What is wrong with message `i`'s link (`ref`), if anything: it must name an earlier message of the kind
     LINKS says, about the same agent and variant."""
     want, ref = LINKS.get(m["kind"]), m.get("ref")
+    if want is not None and _kept_baseline(m):    # a verdict that keeps the baseline names no result
+        want = None
     if want is None:
         return None if ref is None else f"links to no message, but has ref {ref}"
     if not isinstance(ref, int) or not 0 <= ref < i:
@@ -300,6 +319,7 @@ def row_checks_pass(row) -> bool:
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
+    verdict = None
     built: set[int] = set()
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
@@ -344,13 +364,16 @@ def row_checks_pass(row) -> bool:
                 if m["time_ms"] != shared or m["to"] != owner:
                     return False
             elif kind == "verdict":
-                if abs(m["reward"] - verdict_reward(row["speedup"])) > _REWARD_ATOL:
+                verdict = m
+                if abs(m["reward"] - verdict_reward(row["speedup"], improved=not _kept_baseline(m))) > _REWARD_ATOL:
                     return False
     lo, hi = HOURS_RANGE
     if row["elapsed_s"] != last or not lo * 3600 <= last <= hi * 3600:
         return False
     if any((a["tries"], a["kept"], a["best_ms"]) != (tries[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
         return False
-    best_ms = row["best_ms"]
-    return (bool(best) and best_ms == min(best.values()) and best_ms < baseline
+    best_ms = row["best_ms"]      # the shared best: the fastest passing result below the baseline, else the baseline
+    kept = verdict is not None and _kept_baseline(verdict)
+    return (best_ms == shared and (shared == baseline) == kept
+            and (verdict is None or verdict["time_ms"] == best_ms)
             and math.isclose(row["speedup"], baseline / best_ms, rel_tol=_SPEEDUP_RTOL))

@@ -54,6 +54,18 @@ def transitions_features():
     return FEATURES
 
 
+def outcome_notes(stats: dict) -> str:
+    """The card's Outcomes section: episodes that beat nothing, with their count (empty before stats.json counted
+    them)."""
+    n, total = stats.get("no_improvement"), stats.get("episodes")
+    if not isinstance(n, int) or not total:
+        return ""
+    return (f"## Outcomes\n\n{n:,} of {total:,} episodes ({100 * n / total:.1f} %) end without beating the naive baseline: no "
+            "passing result was faster (a kernel already near its memory bound at the naive version, or every "
+            "faster variant refused at launch), so the verdict keeps the baseline (`kept: \"baseline\"`, `best_ms` "
+            "equal to `baseline_ms`, speedup 1.0, verdict reward -0.05); `stats.json` `no_improvement` counts them.")
+
+
 def total_results(stats: dict) -> int:
     return sum(stats["result_statuses"].values())
 
@@ -91,7 +103,9 @@ FORMAT_NOTES = (
     "One row is one multi-agent episode. `messages` is the episode's log; each message has the common fields "
     '`role`, `agent`, `kind`, `content`, `t` (seconds since start) and `reward`, plus kind-specific fields '
     '(`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use '
-    'them. Rewards are attached to environment `result` messages and to the final `verdict`.'
+    'them. Rewards are attached to environment `result` messages and to the final `verdict`, which names the '
+    'shared best result (`ref`), or, when no passing result beat the naive baseline, keeps it (`kept: "baseline"`, '
+    'no `ref`).'
 )
 
 SFT_SNIPPET = """\
@@ -107,4 +121,4 @@ KERNELSWARM = Dataset(
     citation=CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
     shard_stats=stats.shard_stats, combine_stats=stats.combine, diversity_digests=diversity.kernelswarm_digests,
-    diversity_figures=diversity.kernelswarm_figures, views=(AGENT_TURNS, TRANSITIONS))
+    diversity_figures=diversity.kernelswarm_figures, views=(AGENT_TURNS, TRANSITIONS), outcome_notes=outcome_notes)

@@ -8,6 +8,14 @@ failures and timings come from the same `workbench` as kernelinfer, so both data
 renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
 faster before running it.
 
+A result is feedback: the team keeps one tracker of the configurations it has sent, and no agent sends one again
+once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
+once a variant was refused at launch, a configuration of it over the same limit. A tune step takes an untried
+neighbour, else an untried configuration further away, else of another variant; when none is left the search is
+over. Some campaigns end without beating the naive baseline (a kernel
+already memory-bound at the naive version, or every faster variant refused): the verdict then keeps the
+baseline (`kept: "baseline"`, speedup 1.0), as real teams report it.
+
 Causality: every message is written after what it speaks of. A result, review, verification, merge, handoff and
 the verdict name the message they answer or judge by `ref`, its index in `messages`: while the episode is built
 `ref` holds that message itself, and `simulate_episode` turns it into the index once the order is final.
@@ -33,6 +41,7 @@ HOURS_RANGE = (1.0, 5.0)            # every episode's horizon, as the seed's car
 HORIZON_MEDIAN_H = 2.3
 ARCH_KINDS = ("arch_unsupported", "triton_fp8_unsupported")   # the GPU cannot run it: reward -0.05
 LEAD_THINK_S = 45.0                  # median seconds the lead spends on a coordination message
+LAST_PUSH = 12                       # candidates a team with nothing faster than the baseline tries before conceding
 
 
 @dataclass
@@ -83,6 +92,13 @@ class _Episode:
         for agent in self.agents:          # every agent its own engineer
             agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
+        self.refused = 0                     # launch refusals so far (for the verdict)
+        # the team's tracker: (tag, params items) of every candidate sent whose outcome is the configuration's own
+        # (measured or refused), not an editing mistake of its author
+        self.sent: set[tuple] = set()
+        self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
+        self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
+        self.exhausted = False               # every configuration of every legal variant has been sent
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -129,6 +145,8 @@ class _Episode:
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1
+        if outcome.expected.kind not in EDIT_FAULTS:
+            self.sent.add(_key(tag, params))
         return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
 
     def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
@@ -158,6 +176,11 @@ class _Episode:
                 best_before = self.best_ms if self.best is not None else None
                 msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
+                if status == "launch_error":
+                    self.refused += 1
+                    if outcome.expected.kind not in EDIT_FAULTS:
+                        self.refusals.append(outcome)
+                        self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
                     if time_ms < self.best_ms:
@@ -172,6 +195,10 @@ class _Episode:
 
     def room(self, reserve: int) -> bool:
         return len(self.messages) + len(self.pending) + reserve < self.budget
+
+    def searching(self, reserve: int) -> bool:
+        """Room for another round, and something left to try."""
+        return not self.exhausted and self.room(reserve)
 
     # ------------------------------------------------------------------ choices
     def legal_tags(self) -> list[str]:
@@ -205,6 +232,25 @@ class _Episode:
         guesses = self.guesses(agent, [(tag, params) for params in considered])
         return considered[guesses.index(min(guesses))]
 
+    def nearby(self, agent: Agent, tag: str, params: dict) -> tuple[str, dict] | None:
+        """The agent's pick of the configurations worth sending nearest (tag, params): its neighbours, else the rest
+        of the variant's space, else another legal variant's (the most advanced first); None, and the search is
+        over, when none is left."""
+        options = [p for p in self.wb.neighbours(tag, params) if self.worth_sending(tag, p)]
+        if options:
+            return tag, self.pick(agent, tag, options)
+        for other in [tag] + [t for t in reversed(self.legal_tags()) if t != tag]:
+            options = [p for p in self.wb.grid(other) if self.worth_sending(other, p)]
+            if options:
+                return other, self.pick(agent, other, options)
+        self.exhausted = True
+        return None
+
+    def worth_sending(self, tag: str, params: dict) -> bool:
+        """Not sent yet, and not over the launch limit this variant was already refused for."""
+        key = _key(tag, params)
+        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1]))
+
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
         grid = list(self.wb.grid(tag))
@@ -212,16 +258,25 @@ class _Episode:
         return grid
 
     # ------------------------------------------------------------------ shared turns
-    def work(self, agent: Agent, tag: str, params: dict, kind: str, written: tuple | None = None) -> Outcome:
+    def work(self, agent: Agent, tag: str, params: dict, kind: str, written: tuple | None = None) -> Outcome | None:
         """One candidate (`written`: one `write` already made), and a fix of the agent's own editing mistake right
-        after it when there was one."""
-        out = self.run(agent, *(written or self.write(agent, tag, params, kind)))
+        after it when there was one. A configuration not worth sending (already sent, or over a limit the variant
+        was refused for) gives way to the nearest one that is (None: nothing is left)."""
+        if written is None:
+            if not self.worth_sending(tag, params):
+                fresh = self.nearby(agent, tag, params)
+                if fresh is None:
+                    return None
+                tag, params = fresh
+            written = self.write(agent, tag, params, kind)
+        out = self.run(agent, *written)
         if out.expected.kind in EDIT_FAULTS and self.room(4):
             out = self.attempt(agent, tag, params, "fix")
         return out
 
-    def tune_around(self, agent: Agent, tag: str, params: dict) -> Outcome:
-        return self.work(agent, tag, self.pick(agent, tag, self.wb.neighbours(tag, params)), "tune")
+    def tune_around(self, agent: Agent, tag: str, params: dict) -> Outcome | None:
+        fresh = self.nearby(agent, tag, params)
+        return None if fresh is None else self.work(agent, *fresh, "tune")
 
     def statuses(self, agents: list[Agent]) -> None:
         for a in agents:
@@ -256,22 +311,46 @@ class _Episode:
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def ensure_improvement(self) -> None:
-        """A team that found nothing faster than the baseline keeps its strongest builder going (bounded)."""
-        for _ in range(12):
+        """A team that found nothing faster than the baseline gives its strongest builder a last push of at most
+        LAST_PUSH candidates, each one worth sending (`worth_sending`): a refused configuration shrunk (fewer
+        stages, a smaller tile), else the variant it guesses fastest among those not tried yet, else a neighbour of
+        the fastest passing one. It may still end without an improvement."""
+        agent = max(self.builders() or self.specialists, key=lambda a: a.skill)
+        for _ in range(LAST_PUSH):
             if self.best is not None:
                 return
-            agent = max(self.builders() or self.specialists, key=lambda a: a.skill)
-            tag = self.legal_tags()[-1] if self.rng.random() < 0.5 else self.legal_tags()[0]
-            self.work(agent, tag, self.wb.defaults(tag), "new_variant")
+            idea = self.last_idea(agent)
+            if idea is None:
+                return
+            self.work(agent, *idea)
             self.close_round()
+
+    def last_idea(self, agent: Agent) -> tuple[str, dict, str] | None:
+        """(tag, params, kind) of the last push's next candidate, None when it has no idea left."""
+        for refused in reversed(self.refusals):
+            smaller = [p for p in self.wb.shrunk(refused.tag, refused.params) if self.worth_sending(refused.tag, p)]
+            if smaller:
+                return refused.tag, smaller[0], "tune"
+        fresh = [(t, self.wb.defaults(t)) for t in self.legal_tags() if self.worth_sending(t, self.wb.defaults(t))]
+        if fresh:
+            guesses = self.guesses(agent, fresh)
+            return *fresh[guesses.index(min(guesses))], "new_variant"
+        passing = [a.best for a in self.specialists if a.best is not None]
+        fastest = min(passing, key=lambda o: o.time_ms) if passing else None
+        near = self.nearby(agent, fastest.tag, fastest.params) if fastest else None
+        return None if near is None else (*near, "tune")
 
     @property
     def speedup(self) -> float:
-        return sig(self.baseline / self.best.time_ms, 4)
+        return sig(self.baseline / self.best.time_ms, 4) if self.best is not None else 1.0
 
     def verdict(self) -> None:
         self.ensure_improvement()
-        b, speedup = self.best, self.speedup
+        b = self.best
+        if b is None:
+            self.keep_baseline()
+            return
+        speedup = self.speedup
         msg = self.say(self.lead, "verdict",
                        f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
                        f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; "
@@ -279,8 +358,29 @@ class _Episode:
                        variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)
 
+    def keep_baseline(self) -> None:
+        """The verdict of a campaign that beat nothing: the naive baseline stays, for the reasons the results give."""
+        passing = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
+        if passing:
+            fastest = passing[0]
+            why = (f"none faster than it (fastest {fastest.best.time_ms:.5g} ms by {fastest.id}, "
+                   f"{fastest.best.tag} {_params_text(fastest.best.params)})")
+        else:
+            why = "none of them ran"
+        refused = f"; {self.refused} refused at launch" if self.refused else ""
+        msg = self.say(self.lead, "verdict",
+                       f"verdict: no improvement; keeping the {self.baseline:.5g} ms baseline. "
+                       f"{self.passed}/{self.results} results passed, {why}{refused}",
+                       kept="baseline", time_ms=self.baseline)
+        msg["reward"] = rewards.verdict_reward(1.0, improved=False)
+
 
 _pending_time = itemgetter(0)
+
+
+def _key(tag: str, params: dict) -> tuple:
+    """A configuration as the team's tracker holds it."""
+    return tag, tuple(params.items())
 
 
 def _params_text(params: dict) -> str:
@@ -321,7 +421,7 @@ def _dispatch(ep: _Episode) -> None:
         ep.work(w, tag, cfgs[0], "new_variant")
     ep.close_round()
     ep.statuses(workers)
-    while ep.room(2 * len(workers)) and ep.best is not None:
+    while ep.searching(2 * len(workers)) and ep.best is not None:
         ep.leaderboard()
         ep.merge()
         for w in workers:
@@ -358,7 +458,7 @@ def _parallel_sweep(ep: _Episode) -> None:
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:2]
     for w in ranked:
         ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {_params_text(w.best.params)}")
-    while ranked and ep.room(len(ranked) * 3):
+    while ranked and ep.searching(len(ranked) * 3):
         for w in ranked:
             ep.tune_around(w, w.best.tag, w.best.params)
         ep.close_round()
@@ -379,10 +479,12 @@ def _pipeline(ep: _Episode) -> None:
         ladder.insert(int(ep.rng.integers(len(ladder) + 1)), gated[int(ep.rng.integers(len(gated)))])
     ep.dispatch(proposer, ladder[0], [], f"propose variants in order: {', '.join(ladder)}")
     for tag in ladder:
-        if not ep.room(10):
+        if not ep.searching(10):
             break
+        if _key(tag, ep.wb.defaults(tag)) in ep.sent:     # a tuner already went there
+            continue
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
-    while ep.best is not None and ep.room(6):           # the ladder is done: the tuners polish the winner
+    while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
         ep.merge()
         for tuner in tuners:
             ep.tune_around(tuner, ep.best.tag, ep.best.params)
@@ -424,11 +526,11 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
                ref=proposer.last_result)
     base = out
     for _ in range(int(ep.rng.integers(1, 4))):
-        if not ep.room(8):
+        if not ep.searching(8):
             break
         res = ep.tune_around(tuner, base.tag, base.params)
         ep.close_round()
-        if res.status == "ok" and res.time_ms < base.time_ms:
+        if res is not None and res.status == "ok" and res.time_ms < base.time_ms:
             base = res
     ep.statuses([proposer, tuner] if tuner is not proposer else [proposer])
 
@@ -449,7 +551,7 @@ def _campaign(ep: _Episode) -> None:
         ep.work(w, tag, share[0], "new_variant")
     ep.close_round()
     rnd = 1
-    while ep.room(2 * len(workers)) and ep.best is not None:
+    while ep.searching(2 * len(workers)) and ep.best is not None:
         ep.leaderboard()
         ep.merge()
         ranked = sorted(workers, key=lambda a: (a.best.time_ms if a.best else math.inf, a.id))
@@ -491,7 +593,8 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     return {
         "scenario": scenario, "n_agents": len(ep.specialists),
         **{k: fields[k] for k in ("op", "impl", "gpu", "arch", "dtype", "shape")},
-        "baseline_ms": ep.baseline, "roofline_ms": fields["roofline_ms"], "best_ms": ep.best.time_ms,
+        "baseline_ms": ep.baseline, "roofline_ms": fields["roofline_ms"],
+        "best_ms": ep.best.time_ms if ep.best is not None else ep.baseline,
         "speedup": ep.speedup, "elapsed_s": ep.messages[-1]["t"],
         "agents": [a.row() for a in ep.agents], "num_messages": len(ep.messages), "messages": ep.messages,
     }

@@ -27,6 +27,7 @@ MESSAGE = {
     "status": Value("string"),
     "time_ms": Value("float64"),
     "ref": Value("int64"),       # index of the message a result, review, verify, merge, handoff or verdict answers
+    "kept": Value("string"),     # "baseline" on a verdict that kept it (no passing result beat it)
 }
 
 FEATURES = Features(

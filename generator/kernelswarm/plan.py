@@ -3,11 +3,14 @@
 The seed's 17 ops, each with the one implementation the seed's card gives it (14 CUDA, 3 Triton: the two
 `triton_*` ops and fused_qkv_rope, whose fused QKV-split + RoPE kernel is a Triton staple in vLLM/SGLang).
 Held-out (op, gpu, shape) groups never appear in training. Each training (task, scenario) pair is used at most
-once, so episodes differ by task or by scenario. The id has the seed's form
-`{op}_{gpu}_{B=..,H=..}_{scenario}_{num_messages}`; two episodes can share it only when they share
-(op, gpu, shape, scenario), i.e. differ only by dtype, so an id gets a suffix `_2`, `_3` ... only then, decided
-by those few siblings' message counts (pure functions of (seed, index), so every shard names its rows alone; a
-sibling already simulated in this process is not simulated again).
+once per engineer, so episodes differ by task, scenario or engineer. The id has the seed's form
+`{op}_{gpu}_{B=..,H=..}_{scenario}_{num_messages}`, and `_e1`, `_e2` ... for engineers past the first (as
+kernelinfer's ids; none at the default scale); two episodes can share it only when they share (op, gpu, shape,
+scenario, engineer), i.e. differ only by dtype, so an id gets a suffix `_2`, `_3` ... (before the engineer's) only
+then, decided by those few siblings' message counts (pure functions of (seed, index), so every shard names its
+rows alone; a sibling already simulated in this process is not simulated again). Siblings are neighbours in the
+plan's order, so that costs little: without the engineer in the id, an episode of engineer e had e earlier
+siblings ~3,000 indices away, each simulated again.
 """
 from __future__ import annotations
 
@@ -88,19 +91,22 @@ def episode(seed: int, episodes: int, holdout: int, index: int) -> dict:
     row = simulate_episode(task, scenario, rng_for(seed, STREAM, index))
     _remember((seed, episodes, holdout, index), row["num_messages"])
     base = f"{_prefix(task, scenario)}_{row['num_messages']}"
-    clashes = sum(1 for j in _groups(seed, episodes, holdout)[_group_key(task, scenario)]
+    engineer = p.engineers[index]
+    clashes = sum(1 for j in _groups(seed, episodes, holdout)[_group_key(task, scenario, engineer)]
                   if j < index and _num_messages(seed, episodes, holdout, j) == row["num_messages"])
-    return {"episode_id": base if clashes == 0 else f"{base}_{clashes + 1}", **row}
+    unique = base if clashes == 0 else f"{base}_{clashes + 1}"
+    return {"episode_id": unique + engineers.suffix(engineer), **row}
 
 
-def _group_key(task: Task, scenario: str) -> tuple:
-    return (task.op, task.gpu, task.shape, scenario)
+def _group_key(task: Task, scenario: str, engineer: int) -> tuple:
+    return (task.op, task.gpu, task.shape, scenario, engineer)
 
 
 @lru_cache(maxsize=4)
 def _groups(seed: int, episodes: int, holdout: int) -> dict[tuple, list[int]]:
     """Episode indices by id prefix: the only episodes an id can clash with."""
     groups: dict[tuple, list[int]] = {}
-    for j, (t, s) in enumerate(plan(seed, episodes, holdout).episodes):
-        groups.setdefault(_group_key(t, s), []).append(j)
+    p = plan(seed, episodes, holdout)
+    for j, ((t, s), engineer) in enumerate(zip(p.episodes, p.engineers)):
+        groups.setdefault(_group_key(t, s, engineer), []).append(j)
     return groups

@@ -14,13 +14,13 @@ from generator.write.aggregate import counter_dict, merge_shards, sig, speedup_s
 
 RESULT_STATUSES = ("ok", "compile_error", "launch_error", "wrong_result", "unsupported_arch")
 LIST_KEYS = ("messages", "agents", "seconds", "speedups", "result_rewards", "verdict_rewards")
-COUNTER_KEYS = ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes")
+COUNTER_KEYS = ("scenarios", "kinds", "statuses", "ops", "gpus", "impls", "dtypes", "verdicts")
 
 
 def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
     messages, agents, seconds, speedups, result_rewards, verdict_rewards = [], [], [], [], [], []
     counters = {k: Counter() for k in COUNTER_KEYS}
-    kinds, statuses = counters["kinds"], counters["statuses"]
+    kinds, statuses, verdicts = counters["kinds"], counters["statuses"], counters["verdicts"]
     for row in rows:
         messages.append(row["num_messages"])
         agents.append(row["n_agents"])
@@ -34,7 +34,9 @@ def shard_stats(rows: Iterable[Mapping[str, Any]]) -> dict:
         results = [m for m in row["messages"] if m["kind"] == "result"]
         statuses.update([m["status"] for m in results])
         result_rewards += [m["reward"] for m in results]
-        verdict_rewards += [m["reward"] for m in row["messages"] if m["kind"] == "verdict"]
+        said = [m for m in row["messages"] if m["kind"] == "verdict"]
+        verdict_rewards += [m["reward"] for m in said]
+        verdicts.update([m.get("kept") or "best" for m in said])     # "baseline": the team beat nothing
     return {"messages": messages, "agents": agents, "seconds": seconds, "speedups": speedups,
             "result_rewards": result_rewards, "verdict_rewards": verdict_rewards, **counters}
 
@@ -53,6 +55,7 @@ def combine(shards: list[dict], *, holdout_tasks: int, data_bytes: int, options:
         "agents_per_episode": summary(lists["agents"]),
         "hours_per_episode": summary([s / 3600 for s in lists["seconds"]]),
         "speedup": speedup_summary(lists["speedups"]),
+        "no_improvement": counters["verdicts"]["baseline"],
         "scenarios": counter_dict(counters["scenarios"]),
         "message_kinds": counter_dict(counters["kinds"]),
         "result_statuses": {s: counters["statuses"][s] for s in RESULT_STATUSES},

@@ -3,7 +3,9 @@
 A result that improves the shared best earns min(1, log2(prev_best / new)); an ok result that does not improve
 it -0.05; a compile error (or a launch failure: the kernel never ran) -0.1; a wrong result -0.3; a kernel the
 GPU cannot run (an arch-gated instruction refused by ptxas) -0.05; the verdict log2(speedup) / 4; every other
-message 0. The shared best starts at the task's baseline time.
+message 0. The shared best starts at the task's baseline time. The seed never had a campaign that beat nothing:
+its verdict (the baseline kept) earns what an ok result that improves nothing earns, -0.05, so it never reads as
+a win, nor as the near-zero bonus of a barely faster kernel.
 """
 from __future__ import annotations
 
@@ -29,6 +31,6 @@ def result_reward(status: str, time_ms: float | None, prev_best_ms: float) -> fl
     return NO_IMPROVEMENT
 
 
-def verdict_reward(speedup: float) -> float:
-    """The terminal bonus of the lead's verdict."""
-    return round(math.log2(speedup) / 4, DIGITS)
+def verdict_reward(speedup: float, *, improved: bool = True) -> float:
+    """The terminal bonus of the lead's verdict (`improved`: the team beat the baseline)."""
+    return round(math.log2(speedup) / 4, DIGITS) if improved else NO_IMPROVEMENT

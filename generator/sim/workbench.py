@@ -19,7 +19,7 @@ from generator.kernels import Source, Style, render
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
-from generator.catalog.variants import legal_on, variants_for
+from generator.catalog.variants import launch_limits, legal_on, variants_for
 
 TIME_DIGITS = 5                      # significant digits of every *_ms field
 # Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
@@ -92,6 +92,7 @@ class Workbench:
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
         self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}
         self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
+        self._limits: dict[tuple, bool] = {}  # (variant, params items) -> over_limit (asked again and again)
 
     def defaults(self, tag: str) -> dict:
         return self.by_tag[tag].default_params()
@@ -104,6 +105,28 @@ class Workbench:
         """The configurations one value away from `params` in one tunable, `params` itself when none is (shared:
         copy one before keeping it)."""
         return _neighbours(self.by_tag[tag], tuple(params.items()))
+
+    def shrunk(self, tag: str, params: dict) -> list[dict]:
+        """What an engineer tries after a launch refusal (too much shared memory, too many registers or threads):
+        `params` with one resource-hungry parameter one value smaller, pipeline stages first, then tiles, then
+        the rest, most likely to fit first."""
+        space = self.by_tag[tag].params
+        out = []
+        for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
+            values = space[name]
+            i = values.index(params[name])
+            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
+                out.append({**params, name: values[i - 1]})
+        return out
+
+    def over_limit(self, tag: str, items: tuple) -> bool:
+        """Whether the configuration (params as an items tuple) hits a launch limit on this GPU: what an engineer
+        who has read a launch refusal of this variant can tell before sending another configuration of it."""
+        hit = self._limits.get((tag, items))
+        if hit is None:
+            hit = self._limits[tag, items] = launch_limits(self.by_tag[tag], dict(items), self.gpu, self.task.dtype,
+                                                           self.task) is not None
+        return hit
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""

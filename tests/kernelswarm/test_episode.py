@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import math
 
 import numpy as np
@@ -154,3 +155,14 @@ def test_guesses_draw_and_blur_as_one_by_one():
                 expected.append(base * float(np.exp((0.3 / agent.skill) * one_by_one.standard_normal())))
             assert ep.guesses(agent, candidates) == expected
     assert ep.rng.bit_generator.state == one_by_one.bit_generator.state
+
+
+def test_ids_name_the_engineer_past_the_first():
+    """Past the (task, scenario) pool every pair gets several engineers: their ids end `_e1`, `_e2` ... (the
+    default scale's have none) and pass the id check."""
+    p = plan(0, 20000, 100)
+    picks = [next(i for i, e in enumerate(p.engineers) if e == k) for k in (0, 1, 6)]
+    rows_ = [episode(0, 20000, 100, i) for i in picks]
+    assert [r["episode_id"].endswith("_e1") for r in rows_] == [False, True, False]
+    assert rows_[2]["episode_id"].endswith("_e6") and not re.search(r"_e\d+$", rows_[0]["episode_id"])
+    assert _failed(rows_) == set()

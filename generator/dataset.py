@@ -90,6 +90,8 @@ class Dataset:
     diversity_digests: Callable[[list[dict]], dict]
     diversity_figures: Callable[[list[dict]], dict]
     views: tuple[View, ...] = ()    # training views, listed after the main config
+    # `audit-compile DIR`: a main row's compiled candidates as `CompiledStep`s (generator.kernels.audit_steps)
+    compiled_steps: Callable[[dict], Iterable] | None = None
 
     @property
     def schema(self) -> str:

@@ -78,6 +78,13 @@ def _innermost_open(code: str, pos: int) -> int | None:
     return best
 
 
+def in_function_body(code: str, pos: int) -> bool:
+    """Whether `pos` is in a function's body, not at namespace or class scope (an undefined name in a constant
+    there breaks every declaration that reads it: not a fault whose report is one error)."""
+    inner = _innermost_open(code, pos)
+    return inner is not None and not _AGGREGATE.search(code, max(0, inner - 200), inner)
+
+
 def _referenced(code: str, name: str, decl: int, skip: tuple[int, int]) -> bool:
     """Whether `name` declared at `decl` is referenced in its scope, outside code[skip[0]:skip[1]]."""
     end = scanner.block_end(code, decl)

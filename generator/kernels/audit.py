@@ -24,7 +24,7 @@ import numpy as np
 import orjson
 
 from generator.kernels import Source, TemplateError
-from generator.kernels import compilers
+from generator.kernels import compilers, record_arch
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
 from generator.catalog.hardware import GPUS
@@ -458,12 +458,13 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv, diagnostics.tsv / triton_smem.tsv were recorded with another nvcc / Triton
-    than the installed ones."""
+    """A warning when resources.tsv, diagnostics.tsv, arch_diagnostics.tsv / triton_smem.tsv were recorded with
+    another nvcc / Triton than the installed ones."""
     notes = []
     installed = tool_version()
     for table, read, command in (("resources.tsv", read_table, COMMAND),
-                                 ("diagnostics.tsv", read_diagnostics_table, DIAGNOSTICS_COMMAND)):
+                                 ("diagnostics.tsv", read_diagnostics_table, DIAGNOSTICS_COMMAND),
+                                 ("arch_diagnostics.tsv", record_arch.read_table, record_arch.COMMAND)):
         recorded = read()[0]
         if installed and recorded != installed:
             notes.append(f"audit-compile: WARNING {table} was recorded with {recorded!r}, installed nvcc is "

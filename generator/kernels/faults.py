@@ -278,7 +278,8 @@ class _DeclaredNames:
             hit = self._uses[i] = [(name, at) for at in scanner.value_uses(code, name, pos + len(name), scanner.block_end(code, pos))
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and not any(a <= at < b for a, b in self.dead)
-                                   and diagnostics.in_function_body(code, at)]
+                                   and diagnostics.in_function_body(code, at)
+                                   and not diagnostics.in_template(code, at)]
         return hit
 
 
@@ -295,7 +296,9 @@ def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tu
 
 
 def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tuple):
-    """The misspelled name is undefined; the variable loses a reference (its last: nvcc warns, diagnostics.py)."""
+    """The misspelled name is undefined; the variable loses a reference (its last: nvcc warns, diagnostics.py).
+    Uses in function templates are no sites: an error nvcc finds when it instantiates one carries the
+    instantiation context."""
     pos, name, typo = choice
     edit = Edit(pos, pos + len(name), typo)
     warned = diagnostics.unreferenced(sites.code, (name,), (pos, pos + len(name)))
@@ -339,18 +342,23 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
             continue
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
-    return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[2])]
+    return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[1], s[2])]
 
 
-def _regular_recovery(code: str, tok: int) -> bool:
-    """Whether nvcc's recovery from a `;` missing before the statement at `tok` is the one diagnostics.py computes:
-    not when that statement holds a block (EDG skips blocks, "parsing restarts here"), is a `return` (the function
-    then ends without one: warning #940-D), or is a template's closing `}` (the error gets the instantiation
-    context)."""
+_HEADER_MACRO_END = re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX)\s*$")
+
+
+def _regular_recovery(code: str, semi: int, tok: int) -> bool:
+    """Whether nvcc's report of the `;` at `semi` missing before the statement at `tok` is the one diagnostics.py
+    computes: not in a function template (errors found when it is instantiated carry the instantiation context),
+    nor when that statement holds a block (EDG skips blocks, "parsing restarts here") or is a `return` (the
+    function then ends without one: warning #940-D), nor when a header macro ends the statement (nvcc shows the
+    next line as expanded)."""
+    if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi):
+        return False
     start = scanner.skip_space(code, tok, len(code))
-    if code[start] == "}":
-        return not diagnostics.in_template(code, start)
-    return not code.startswith("return", start) and diagnostics.statement_end(code, start) is not None
+    return code[start] == "}" or (not code.startswith("return", start)
+                                  and diagnostics.statement_end(code, start) is not None)
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):

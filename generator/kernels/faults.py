@@ -115,6 +115,7 @@ char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uin
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
 sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
                                                                              # -> `cosl` is declared, not undefined
+_HEADER_FUNCTIONS = _HEADER_NAMES | {"index", "rindex"}    # (strings.h, which the CUDA headers include)
 # ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
 _HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long
 void this true false using while break float short union in is def del as""".split())
@@ -357,8 +358,12 @@ def _regular_recovery(code: str, semi: int, tok: int) -> bool:
     if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi):
         return False
     start = scanner.skip_space(code, tok, len(code))
-    return code[start] == "}" or (not code.startswith("return", start)
-                                  and diagnostics.statement_end(code, start) is not None)
+    if code[start] == "}":
+        return True
+    end = diagnostics.statement_end(code, start)
+    # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing
+    return not code.startswith("return", start) and end is not None \
+        and _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end))
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):

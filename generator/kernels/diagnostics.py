@@ -197,6 +197,7 @@ def declarators(code: str, start: int, end: int) -> list[str]:
 
 
 _COMPOUND = re.compile(r"\s*([-+*/])=(?!=)")
+_LONE_NAME = re.compile(r"\s*[A-Za-z_]\w*\s*;")
 
 
 @lru_cache(maxsize=1)
@@ -215,6 +216,8 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
     out = []
     for at in uses:
         m = _COMPOUND.match(code, at + len(name))
+        if m and _LONE_NAME.match(code, m.end()):
+            return None          # `v += x`: EDG prints x's declared type ("const float"), not read here
         if m:
             op = m.group(1) + "="
             notes = _operator_notes().get((headers, op, vec, old))
@@ -230,12 +233,11 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
 
 
 def in_template(code: str, pos: int) -> bool:
-    """Whether `pos` is in a function template (nvcc then adds the instantiation context)."""
-    opens, closes, parents = scanner.blocks(code)
-    outer = next((i for i in range(len(opens)) if opens[i] < pos < closes[i] and parents[i] == -1), None)
-    if outer is None:
-        return False
-    return scanner.TEMPLATE_HEAD.search(_head(code, opens[outer])) is not None
+    """Whether `pos` is in a template: a function template, a member template of a class, a class template's
+    member (nvcc then adds the instantiation context)."""
+    opens, closes, _parents = scanner.blocks(code)
+    return any(opens[i] < pos < closes[i] and scanner.TEMPLATE_HEAD.search(_head(code, opens[i]))
+               for i in range(len(opens)))
 
 
 def _head(code: str, pos: int) -> str:

@@ -264,6 +264,7 @@ class _DeclaredNames:
     declarations' uses are never needed."""
 
     def __init__(self, source: Source):
+        self.text = source.text     # (a use on a line with a string literal is no site: nvcc shows the literal)
         self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
         self.dead = scanner.dead_ranges(source.text)
@@ -280,7 +281,8 @@ class _DeclaredNames:
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and not any(a <= at < b for a, b in self.dead)
                                    and diagnostics.in_function_body(code, at)
-                                   and not diagnostics.in_template(code, at)]
+                                   and not diagnostics.in_template(code, at)
+                                   and '"' not in self.text[self.text.rfind("\n", 0, at):self.text.find("\n", at)]]
         return hit
 
 
@@ -340,12 +342,13 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         if j >= len(lines) or raw_lines[j].strip().startswith("#"):
             continue
         nxt = lines[j].lstrip()
-        if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
-            continue
+        if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
+            continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
     return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[1], s[2])]
 
 
+_SKIPPED_MACRO = re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX|__align__)\b")
 _HEADER_MACRO_END = re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX)\s*$")
 
 
@@ -355,15 +358,18 @@ def _regular_recovery(code: str, semi: int, tok: int) -> bool:
     nor when that statement holds a block (EDG skips blocks, "parsing restarts here") or is a `return` (the
     function then ends without one: warning #940-D), nor when a header macro ends the statement (nvcc shows the
     next line as expanded)."""
-    if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi):
+    if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi) \
+            or not diagnostics.in_function_body(code, semi):     # (a member declaration: the class changes)
         return False
     start = scanner.skip_space(code, tok, len(code))
     if code[start] == "}":
         return True
     end = diagnostics.statement_end(code, start)
-    # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing
+    # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing;
+    # one holding a header macro or `__align__` is shown and parsed otherwise, a launch is not skipped whole
     return not code.startswith("return", start) and end is not None \
-        and _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end))
+        and _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end)) \
+        and not _SKIPPED_MACRO.search(code, start, end) and "<<<" not in code[start:end]
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
@@ -377,7 +383,8 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     names = diagnostics.declarators(code, start, end)
     found = diagnostics.undefined_uses(code, names, end + 1) if names else []
     # the statement that lost its `;` is in error: nvcc does not warn about the names it declares
-    damaged = set(diagnostics.declarators(code, max(code.rfind(c, 0, semi) for c in ";{}") + 1, semi))
+    damaged_start = scanner.skip_space(code, max(code.rfind(c, 0, semi) for c in ";{}") + 1, semi)
+    damaged = set(diagnostics.declarators(code, damaged_start, semi))
     read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
             if m.group(0) not in names and m.group(0) not in damaged and code[m.start() - 1] not in ".>"]
     found += diagnostics.unreferenced(code, read, (start, end))
@@ -1209,7 +1216,7 @@ _GATED = (
 
 
 def _ptxas_arch(source: Source, missing: set[str], task, variant) -> Expected:
-    recorded = record_arch.arch_block(source, task.op, variant.tag, task.dtype)   # ptxas's whole output
+    recorded = record_arch.arch_block(source, task, variant)   # ptxas's whole output
     if recorded is not None:
         return Expected("compile_error", "arch_unsupported", "ptxas", None, *recorded)
     sm = source.compile_arch

@@ -348,8 +348,9 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
     return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[1], s[2])]
 
 
-_SKIPPED_MACRO = re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX|__align__)\b")
-_HEADER_MACRO_END = re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX)\s*$")
+_HEADER_MACROS = r"INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX"    # (math.h, limits.h)
+_SKIPPED_MACRO = re.compile(rf"\b(?:{_HEADER_MACROS}|__align__)\b")
+_HEADER_MACRO_END = re.compile(rf"\b(?:{_HEADER_MACROS})\s*$")
 
 
 def _regular_recovery(code: str, semi: int, tok: int) -> bool:

@@ -104,7 +104,8 @@ def read_table(path: Path = TABLE) -> tuple[str, dict[tuple, tuple[str, ...]]]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if a fresh record differs from the table")
     parser.add_argument("--arch", action="store_true", help="record ptxas's output for arch-gated variants "
-                        "(arch_diagnostics.tsv, ~450 compiles) instead of the operator notes")
+                        "(arch_diagnostics.tsv, ~680 compiles) instead of the operator notes")
+    parser.add_argument("--reuse", action="store_true", help="--arch: compile only the renders the table lacks")
     parser.add_argument("--jobs", type=int, default=2, help="--arch: parallel compiles (default 2)")
 
 
@@ -114,7 +115,7 @@ def run(args) -> int:
 
     table = record_arch.TABLE if args.arch else TABLE
     try:
-        text = record_arch.record(args.jobs) if args.arch else record()
+        text = record_arch.record(args.jobs, args.reuse) if args.arch else record()
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -5,11 +5,9 @@ import numpy as np
 import pytest
 
 from generator.catalog.hardware import GPUS
-from generator.catalog.tasks import all_tasks
-from generator.catalog.variants import variants_for
 from generator.kernels import Style, compilers, render, record_arch
 from generator.kernels.audit import normalize_block, printed_block
-from generator.kernels.faults import _lacking, expect_clean
+from generator.kernels.faults import expect_clean
 from generator.kernels.style import draw_style
 from generator.sim.feedback import feedback_text
 
@@ -20,29 +18,29 @@ def _style(unroll: bool, restrict: bool) -> Style:
 
 
 def _gated():
-    """One (task, variant) per gated (op, variant, dtype, target) of the catalog, every target included."""
-    seen = set()
-    for task in all_tasks():
-        if task.impl != "cuda":
-            continue
-        for v in variants_for(task.op, "cuda", task.dtype):
-            key = (task.op, v.tag, task.dtype, GPUS[task.gpu].arch)
-            if key not in seen and _lacking(v, task.dtype, task.gpu)[1]:
-                seen.add(key)
-                yield task, v
+    """Every gated (task, variant) of the catalog, every target included."""
+    return record_arch.gated()
+
+
+def test_a_styled_render_has_its_canonical_renders_key():
+    task, v = next(iter(_gated()))
+    for unroll in (True, False):
+        for restrict in (True, False):
+            src = render(task, v, v.default_params(), style=_style(unroll, restrict))
+            assert record_arch.key(task, v, *record_arch.codegen(src.text)) == record_arch.key(task, v, unroll, restrict)
+
+
+def test_codegen_habits_are_read_from_the_text():
+    assert record_arch.codegen("#include <x.h>\n  #pragma unroll\nfor (;;) {}\nint* __restrict__ p;") == (True, True)
+    assert record_arch.codegen("// #pragma unroll\n/* __restrict__ */ int x;") == (False, False)
 
 
 def test_every_gated_render_has_a_record():
     version, table = record_arch.read_table()
     assert version.startswith("Cuda compilation tools")
-    missing = []
-    for task, v in _gated():
-        for unroll in (True, False):
-            for restrict in (True, False):
-                src = render(task, v, v.default_params(), style=_style(unroll, restrict))
-                arch = record_arch.SAME_PTX.get(src.compile_arch, src.compile_arch)
-                if (task.op, v.tag, task.dtype, arch, *record_arch.codegen(src.text)) not in table:
-                    missing.append(f"{task.op}/{v.tag}/{task.dtype}/{src.compile_arch}/{unroll}/{restrict}")
+    missing = [f"{task.op}/{v.tag}/{task.dtype}/{task.gpu}/{unroll}/{restrict}" for task, v in _gated()
+               for unroll in (True, False) for restrict in (True, False)
+               if record_arch.key(task, v, unroll, restrict) not in table]
     assert not missing, f"not recorded (run `{record_arch.COMMAND}`): {missing[:5]}"
 
 
@@ -50,7 +48,9 @@ def test_a_gated_render_prints_the_recorded_output_for_its_target():
     task, v = next((t, v) for t, v in _gated() if GPUS[t.gpu].arch == "sm_86")
     src = render(task, v, v.default_params(), style=_style(True, True))
     exp = expect_clean(src, task, v, v.default_params())
-    recorded = record_arch.read_table()[1][(task.op, v.tag, task.dtype, "sm_80", *record_arch.codegen(src.text))]
+    k = record_arch.key(task, v, *record_arch.codegen(src.text))
+    recorded = record_arch.read_table()[1][k]
+    assert k[3] == "sm_80"      # sm_86 reads sm_80's records
     stem = src.filename.rsplit(".", 1)[0]
     assert (exp.status, exp.kind, exp.tool) == ("compile_error", "arch_unsupported", "ptxas")
     assert exp.message.startswith("ptxas /tmp/tmpxft_") and f"-6_{stem}.ptx, line " in exp.message

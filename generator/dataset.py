@@ -91,6 +91,8 @@ class Dataset:
     diversity_figures: Callable[[list[dict]], dict]
     views: tuple[View, ...] = ()    # training views, listed after the main config
     outcome_notes: Callable[[dict], str] | None = None   # stats.json -> the card's paragraph on how rows end
+    # `audit-compile DIR`: a main row's compiled candidates as `CompiledStep`s (generator.kernels.audit_steps)
+    compiled_steps: Callable[[dict], Iterable] | None = None
 
     @property
     def schema(self) -> str:

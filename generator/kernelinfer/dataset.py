@@ -17,6 +17,7 @@ from generator.catalog import engineers
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
+from generator.kernelinfer.audit_steps import compiled_steps
 
 STREAM = 1   # kernelinfer's word in every SeedSequence (kernelswarm has 2)
 BENCHMARK_SIZE = 195   # held-out groups of the fixed benchmark (the seed's held-out count)
@@ -113,4 +114,4 @@ KERNELINFER = Dataset(
     citation=CITATION, tags=("long-horizon", "sft"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelInfer", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
     shard_stats=stats.shard_stats, combine_stats=stats.combine, diversity_digests=diversity.kernelinfer_digests,
-    diversity_figures=diversity.kernelinfer_figures, views=(STEPS,))
+    diversity_figures=diversity.kernelinfer_figures, views=(STEPS,), compiled_steps=compiled_steps)

@@ -4,8 +4,8 @@ Every candidate carries an expected outcome (ok / wrong_result compile cleanly; 
 kind and, for nvcc and Triton, a line). The audit compiles a stratified sample with real nvcc (`-cubin`,
 explicit `-gencode`) and Triton (offline `triton.compile`), classifies the real first diagnostic, and reports
 the agreement rate and every disagreement. `--catalog` samples the renderer directly (op x impl x arch x outcome
-kind); DIR samples the candidates stored in a generated kernelinfer folder (assistant turn = source, trace
-status + feedback = expectation). Launch failures (status launch_error) are "compiles, launch refused": they agree
+kind); DIR samples the candidates stored in a generated folder of any dataset (its descriptor's `compiled_steps`:
+source, status, feedback = expectation). Launch failures (status launch_error) are "compiles, launch refused": they agree
 when the source compiles and, for a register refusal, ptxas -v reports the quoted registers.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import orjson
 
 from generator.kernels import Source, TemplateError
-from generator.kernels import compilers
+from generator.kernels import compilers, record_arch
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
 from generator.catalog.hardware import GPUS
@@ -38,7 +38,6 @@ from generator.catalog.tasks import all_tasks
 from generator.kernels import render
 from generator.kernels.record_resources import COMMAND, tool_version, triton_version
 from generator.kernels.record_diagnostics import COMMAND as DIAGNOSTICS_COMMAND, read_table as read_diagnostics_table
-from generator.kernelinfer.dataset import KERNELINFER
 from generator.sim.feedback import feedback_text
 from generator.layout import SHARD_PATTERN
 
@@ -304,47 +303,61 @@ def expected_from_feedback(status: str, text: str) -> Expected:
     return Expected(status, diagnostic_kind(line), tool, int(num.group(1)) if num else None, line)
 
 
+def _folder_dataset(folder: Path, first_row: dict):
+    """The registered dataset whose rows the folder holds (its merged file, or its rows' id field)."""
+    from generator.registry import DATASETS
+
+    for d in DATASETS.values():
+        if d.compiled_steps is not None and ((folder / d.merged_file).is_file() or d.id_field in first_row):
+            return d
+    return None
+
+
 def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool = False,
                       kinds: frozenset[str] | None = None) -> list[Candidate]:
-    """Steps of the folder's sessions, stratified by (op, impl, arch, status/kind); `compile_errors`: only the
-    compile errors (the whole-diagnostic check's sample); `kinds`: only the steps of those kinds (e.g. the launch
-    refusals, to check a sample of every claim of one kind)."""
+    """Compiled candidates of the folder's rows (any registered dataset: its descriptor's `compiled_steps`),
+    stratified by (op, impl, arch, status/kind); `compile_errors`: only the compile errors (the whole-diagnostic
+    check's sample); `kinds`: only the steps of those kinds (e.g. the launch refusals, to check a sample of every
+    claim of one kind)."""
+    from generator.registry import DATASETS
 
-    files = sorted(folder.glob(SHARD_PATTERN)) or [folder / KERNELINFER.merged_file]
-    if not files[0].is_file():
-        raise SystemExit(f"audit-compile: {folder}: no {SHARD_PATTERN} or {KERNELINFER.merged_file} "
-                         "(not a kernelinfer folder)")
+    merged = [folder / d.merged_file for d in DATASETS.values()]
+    files = sorted(folder.glob(SHARD_PATTERN)) or [f for f in merged if f.is_file()]
+    if not files:
+        raise SystemExit(f"audit-compile: {folder}: no {SHARD_PATTERN} or {' / '.join(f.name for f in merged)} "
+                         "(not a generated dataset folder)")
     strata: dict[tuple, list[Candidate]] = {}
+    dataset = None
     for path in files:
         with open(path, "rb") as fh:
             for line_no, raw in enumerate(fh, 1):
                 try:
                     row = orjson.loads(raw)
-                    msgs, trace = row["messages"], row["trace"]
-                except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise SystemExit(f"{path}:{line_no}: not a kernelinfer session row: {exc}")
-                turns = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
-                for step, i in zip(trace, turns):
-                    feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
-                    body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
-                    if compile_errors and step["status"] != "compile_error":
+                    dataset = dataset or _folder_dataset(folder, row)
+                    if dataset is None:
+                        raise KeyError("no registered dataset has these rows")
+                    steps = list(dataset.compiled_steps(row))
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as exc:
+                    what = f"{dataset.name} {dataset.row_unit}" if dataset else "dataset"
+                    raise SystemExit(f"{path}:{line_no}: not a {what} row: {exc}")
+                for step in steps:
+                    if compile_errors and step.status != "compile_error":
                         continue
-                    exp = expected_from_feedback(step["status"], body)
+                    exp = expected_from_feedback(step.status, step.feedback)
                     kind = exp.kind or exp.status
                     if kinds is not None and kind not in kinds:
                         continue
-                    text = msgs[i]["content"]
                     arch = row["arch"]   # the stated target, compiled as stated: never substituted
                     if row["impl"] == "triton":
                         arch = f"sm_{GPUS[row['gpu']].cc}"
                     name = re.match(r"(\S+?)\(\d+\):", exp.message)
-                    filename = name.group(1) if name else f"{row['op']}_{step['tag']}.{'cu' if row['impl'] == 'cuda' else 'py'}"
-                    src = Source(text, filename, row["impl"], arch)
+                    filename = name.group(1) if name else f"{row['op']}_{step.variant}.{'cu' if row['impl'] == 'cuda' else 'py'}"
+                    src = Source(step.text, filename, row["impl"], arch)
                     meta = {"op": row["op"], "impl": row["impl"], "gpu": row["gpu"], "arch": arch,
-                            "variant": step["tag"], "session": row.get(KERNELINFER.id_field), "step": step["step"],
+                            "variant": step.variant, "row": row.get(dataset.id_field), "step": step.label,
                             "stratum": kind, "file": f"{path.name}:{line_no}"}
                     key = (row["op"], row["impl"], arch, kind)
-                    strata.setdefault(key, []).append(Candidate("", src, exp, meta, body))
+                    strata.setdefault(key, []).append(Candidate("", src, exp, meta, step.feedback))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7302]))
     keys = sorted(strata)
     for k in keys:
@@ -445,12 +458,13 @@ def _check_register_claims(cuda: list[Candidate], verdicts: list[Verdict]) -> No
 
 
 def resource_table_note() -> str | None:
-    """A warning when resources.tsv, diagnostics.tsv / triton_smem.tsv were recorded with another nvcc / Triton
-    than the installed ones."""
+    """A warning when resources.tsv, diagnostics.tsv, arch_diagnostics.tsv / triton_smem.tsv were recorded with
+    another nvcc / Triton than the installed ones."""
     notes = []
     installed = tool_version()
     for table, read, command in (("resources.tsv", read_table, COMMAND),
-                                 ("diagnostics.tsv", read_diagnostics_table, DIAGNOSTICS_COMMAND)):
+                                 ("diagnostics.tsv", read_diagnostics_table, DIAGNOSTICS_COMMAND),
+                                 ("arch_diagnostics.tsv", record_arch.read_table, record_arch.COMMAND)):
         recorded = read()[0]
         if installed and recorded != installed:
             notes.append(f"audit-compile: WARNING {table} was recorded with {recorded!r}, installed nvcc is "
@@ -464,7 +478,7 @@ def resource_table_note() -> str | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", nargs="?", type=Path, help="a generated kernelinfer dataset folder")
+    parser.add_argument("dir", nargs="?", type=Path, help="a generated dataset folder (any dataset)")
     parser.add_argument("--catalog", action="store_true", help="audit the renderer directly (no dataset needed)")
     parser.add_argument("--sample", type=int, default=500, help="number of kernels to compile (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")

@@ -7,8 +7,8 @@ for the catalog's faults (`audit-compile` compares whole blocks and re-checks th
   use, so later uses inside that block are silent and a use after the block closes is reported again;
 - a variable (local, or namespace-scope `constexpr`) left without a reference, because its only use was
   misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
-  namespace-scope one at the end of the file), in order with the errors; the first warning is followed by the
-  "Remark" line;
+  namespace-scope one at the end of the file), in order with the errors; one left with stores only (`x[i] = ...`)
+  gets `warning #550-D` ("set but never used") there; the first warning is followed by the "Remark" line;
 - a scalar turned into a vector type (type_mismatch) fails again at each later use: `v += x` lists the operators
   that did not match (the notes recorded from nvcc by `record-diagnostics`, diagnostics.tsv), `return v;` or
   `f(v)` into a scalar parameter has no conversion; other uses, and templates (whose errors carry the
@@ -28,6 +28,7 @@ from generator.kernels.record_diagnostics import OPERATOR_HEADERS, SITE, read_ta
 
 REMARK = 'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"'
 _UNREFERENCED = 'warning #177-D: variable "{}" was declared but never referenced'
+_SET_NOT_USED = 'warning #550-D: variable "{}" was set but never used'
 _UNDEFINED = 'error: identifier "{}" is undefined'
 _AGGREGATE = re.compile(r"\b(?:struct|class|union|enum)\b[^;{}()]*$")
 
@@ -78,15 +79,33 @@ def _innermost_open(code: str, pos: int) -> int | None:
     return best
 
 
-def _referenced(code: str, name: str, decl: int, skip: tuple[int, int]) -> bool:
-    """Whether `name` declared at `decl` is referenced in its scope, outside code[skip[0]:skip[1]]."""
+def in_function_body(code: str, pos: int) -> bool:
+    """Whether `pos` is in a function's body, not at namespace or class scope (an undefined name in a constant
+    there breaks every declaration that reads it: not a fault whose report is one error)."""
+    inner = _innermost_open(code, pos)
+    return inner is not None and not _AGGREGATE.search(code, max(0, inner - 200), inner)
+
+
+_WRITE = re.compile(r"\s*(?:\[[^\];]*\]\s*)*=(?!=)")
+
+
+def _references(code: str, name: str, decl: int, skip: tuple[int, int]) -> list[int]:
+    """Offsets where `name` declared at `decl` is referenced in its scope, outside code[skip[0]:skip[1]]."""
     end = scanner.block_end(code, decl)
-    for at in scanner.whole_word(code, name, decl + len(name), end):
-        if at > 0 and code[at - 1] in ".>":
-            continue                     # a member of something else
-        if not skip[0] <= at < skip[1]:
-            return True
-    return False
+    return [at for at in scanner.whole_word(code, name, decl + len(name), end)
+            if not (at > 0 and code[at - 1] in ".>") and not skip[0] <= at < skip[1]]   # not a member of another
+
+
+def _unused_warning(code: str, name: str, decl: int, skip: tuple[int, int]) -> str | None:
+    """EDG's warning for a variable whose references outside `skip` are none (#177-D) or only stores into it,
+    `x = ...` / `x[i] = ...` (#550-D); None when it is read."""
+    refs = _references(code, name, decl, skip)
+    if not refs:
+        return _UNREFERENCED.format(name)
+    if all(_WRITE.match(code, at + len(name)) and code[scanner.skip_space_back(code, at - 1)] in ";{})"
+           for at in refs):
+        return _SET_NOT_USED.format(name)
+    return None
 
 
 def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int, str]]:
@@ -99,8 +118,8 @@ def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int
             found[decl] = name
     for m in _NAMESPACE_CONSTANT.finditer(code):
         found.setdefault(m.start(1), m.group(1))
-    return [(scanner.block_end(code, decl), decl, _UNREFERENCED.format(name))
-            for decl, name in found.items() if not _referenced(code, name, decl, skip)]
+    warned = ((decl, _unused_warning(code, name, decl, skip)) for decl, name in found.items())
+    return [(scanner.block_end(code, decl), decl, warning) for decl, warning in warned if warning]
 
 
 def statement_end(code: str, tok: int) -> int | None:
@@ -178,6 +197,7 @@ def declarators(code: str, start: int, end: int) -> list[str]:
 
 
 _COMPOUND = re.compile(r"\s*([-+*/])=(?!=)")
+_LONE_NAME = re.compile(r"\s*[A-Za-z_]\w*\s*;")
 
 
 @lru_cache(maxsize=1)
@@ -196,6 +216,8 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
     out = []
     for at in uses:
         m = _COMPOUND.match(code, at + len(name))
+        if m and _LONE_NAME.match(code, m.end()):
+            return None          # `v += x`: EDG prints x's declared type ("const float"), not read here
         if m:
             op = m.group(1) + "="
             notes = _operator_notes().get((headers, op, vec, old))
@@ -211,12 +233,11 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
 
 
 def in_template(code: str, pos: int) -> bool:
-    """Whether `pos` is in a function template (nvcc then adds the instantiation context)."""
-    opens, closes, parents = scanner.blocks(code)
-    outer = next((i for i in range(len(opens)) if opens[i] < pos < closes[i] and parents[i] == -1), None)
-    if outer is None:
-        return False
-    return scanner.TEMPLATE_HEAD.search(_head(code, opens[outer])) is not None
+    """Whether `pos` is in a template: a function template, a member template of a class, a class template's
+    member (nvcc then adds the instantiation context)."""
+    opens, closes, _parents = scanner.blocks(code)
+    return any(opens[i] < pos < closes[i] and scanner.TEMPLATE_HEAD.search(_head(code, opens[i]))
+               for i in range(len(opens)))
 
 
 def _head(code: str, pos: int) -> str:

@@ -208,7 +208,7 @@ class _Family:
             at = tuple(self._edited_line_col(edit, pos) for pos in
                        ((report.pos,) if isinstance(report, NvccAt) else (report.def_pos, report.pos)))
             needs.update(line for line, _col in at)
-            if isinstance(report, NvccAt) and report.follow:   # follow-on diagnostics show lines of their own
+            if isinstance(report, NvccAt) and (report.follow or report.notes):   # these show lines of their own
                 needs.update(range(len(self.lines)))
         if isinstance(report, NvccAt):
             code_line = self._edited_code_line(edit, at[0][0])

@@ -21,7 +21,7 @@ from itertools import accumulate
 from typing import Callable
 
 from generator.catalog.hardware import GPUS, has
-from generator.kernels import Source, diagnostics, full_params, record_diagnostics, scanner
+from generator.kernels import Source, diagnostics, full_params, record_arch, record_diagnostics, scanner
 from generator.catalog.variants import launch_limits
 
 FAULT_KINDS = (
@@ -102,8 +102,9 @@ class NoFaultSite(ValueError):
 def nvcc_expected(filename: str, report: NvccAt, line: int, shown: str) -> Expected:
     """nvcc's report of `report` on 1-based `line` of `filename`; `shown` is the line and caret (scanner.display_line's)."""
     follow = f"\n\n{report.follow}" if report.follow else ""
+    notes = f"\n{report.notes}" if report.notes else ""
     return Expected("compile_error", report.kind, "nvcc", line, f"{filename}({line}): error: {report.message}",
-                    report.prefix + shown + follow, report.n_errors)
+                    report.prefix + shown + notes + follow, report.n_errors)
 
 
 # Names a typo must not land on: they exist in the CUDA/C headers every source includes.
@@ -114,6 +115,7 @@ char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uin
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
 sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
                                                                              # -> `cosl` is declared, not undefined
+_HEADER_FUNCTIONS = _HEADER_NAMES | {"index", "rindex"}    # (strings.h, which the CUDA headers include)
 # ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
 _HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long
 void this true false using while break float short union in is def del as""".split())
@@ -232,6 +234,7 @@ class NvccAt:
     n_errors: int = 1
     prefix: str = ""
     follow: str = ""         # the diagnostics nvcc prints after this one (diagnostics.py), rendered
+    notes: str = ""          # the notes under it (each with its own line shown), rendered
 
 
 @dataclass(frozen=True)
@@ -261,6 +264,7 @@ class _DeclaredNames:
     declarations' uses are never needed."""
 
     def __init__(self, source: Source):
+        self.text = source.text     # (a use on a line with a string literal is no site: nvcc shows the literal)
         self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
         self.dead = scanner.dead_ranges(source.text)
@@ -275,7 +279,10 @@ class _DeclaredNames:
             # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
             hit = self._uses[i] = [(name, at) for at in scanner.value_uses(code, name, pos + len(name), scanner.block_end(code, pos))
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
-                                   and not any(a <= at < b for a, b in self.dead)]
+                                   and not any(a <= at < b for a, b in self.dead)
+                                   and diagnostics.in_function_body(code, at)
+                                   and not diagnostics.in_template(code, at)
+                                   and '"' not in self.text[self.text.rfind("\n", 0, at):self.text.find("\n", at)]]
         return hit
 
 
@@ -292,7 +299,9 @@ def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tu
 
 
 def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tuple):
-    """The misspelled name is undefined; the variable loses a reference (its last: nvcc warns, diagnostics.py)."""
+    """The misspelled name is undefined; the variable loses a reference (its last: nvcc warns, diagnostics.py).
+    Uses in function templates are no sites: an error nvcc finds when it instantiates one carries the
+    instantiation context."""
     pos, name, typo = choice
     edit = Edit(pos, pos + len(name), typo)
     warned = diagnostics.unreferenced(sites.code, (name,), (pos, pos + len(name)))
@@ -333,10 +342,35 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         if j >= len(lines) or raw_lines[j].strip().startswith("#"):
             continue
         nxt = lines[j].lstrip()
-        if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt):
-            continue
+        if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
+            continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
-    return [s[1:] for s in _live(sites, source, lambda s: s[0])]
+    return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[1], s[2])]
+
+
+_HEADER_MACROS = r"INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX"    # (math.h, limits.h)
+_SKIPPED_MACRO = re.compile(rf"\b(?:{_HEADER_MACROS}|__align__)\b")
+_HEADER_MACRO_END = re.compile(rf"\b(?:{_HEADER_MACROS})\s*$")
+
+
+def _regular_recovery(code: str, semi: int, tok: int) -> bool:
+    """Whether nvcc's report of the `;` at `semi` missing before the statement at `tok` is the one diagnostics.py
+    computes: not in a function template (errors found when it is instantiated carry the instantiation context),
+    nor when that statement holds a block (EDG skips blocks, "parsing restarts here") or is a `return` (the
+    function then ends without one: warning #940-D), nor when a header macro ends the statement (nvcc shows the
+    next line as expanded)."""
+    if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi) \
+            or not diagnostics.in_function_body(code, semi):     # (a member declaration: the class changes)
+        return False
+    start = scanner.skip_space(code, tok, len(code))
+    if code[start] == "}":
+        return True
+    end = diagnostics.statement_end(code, start)
+    # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing;
+    # one holding a header macro or `__align__` is shown and parsed otherwise, a launch is not skipped whole
+    return not code.startswith("return", start) and end is not None \
+        and _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end)) \
+        and not _SKIPPED_MACRO.search(code, start, end) and "<<<" not in code[start:end]
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
@@ -347,12 +381,13 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
     end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
-    if end is None:
-        return edit, NvccAt("missing_semicolon", tok, 'expected a ";"')   # recovery skips blocks: not modelled
     names = diagnostics.declarators(code, start, end)
     found = diagnostics.undefined_uses(code, names, end + 1) if names else []
+    # the statement that lost its `;` is in error: nvcc does not warn about the names it declares
+    damaged_start = scanner.skip_space(code, max(code.rfind(c, 0, semi) for c in ";{}") + 1, semi)
+    damaged = set(diagnostics.declarators(code, damaged_start, semi))
     read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
-            if m.group(0) not in names and code[m.start() - 1] not in ".>"]
+            if m.group(0) not in names and m.group(0) not in damaged and code[m.start() - 1] not in ".>"]
     found += diagnostics.unreferenced(code, read, (start, end))
     moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in found]
     follow = diagnostics.render(source.filename, edit.apply(source.text), moved)
@@ -368,15 +403,27 @@ _VECTOR_TYPES = record_diagnostics.VECTOR_TYPES     # the types whose operator n
 
 
 def _type_mismatch_sites(source: Source) -> list[tuple[re.Match, str]]:
-    """Scalar declarations initialized from a literal (the match, the literal's type)."""
+    """Scalar declarations initialized from a literal (the match, the literal's type) whose later uses nvcc
+    reports as diagnostics.py computes them (others would print a block nvcc does not: not sites)."""
     code = scanner.code_view(source.text, "cuda")
+    headers = diagnostics.operator_headers(source.text)
     sites = []
     for m in SCALAR_INIT.finditer(code):
         lit_type = next((t for t, pat in _LITERAL_TYPES if pat.fullmatch(m.group(4))), None)
         if lit_type and not code.endswith(("const", "constexpr", "static", "("), 0,
-                                          scanner.skip_space_back(code, m.start() - 1) + 1):
+                                          scanner.skip_space_back(code, m.start() - 1) + 1) \
+                and _vector_follow(code, m, _VECTOR_TYPES[0], headers) is not None:
             sites.append((m, lit_type))
     return _live(sites, source, lambda s: s[0].start())
+
+
+def _vector_follow(code: str, m: re.Match, new_type: str, headers: tuple[str, ...]):
+    """nvcc's errors at the later uses of the scalar `m` declares, once it is declared `new_type` (None when the
+    rules of diagnostics.py do not cover them: a template, a use of another shape)."""
+    if m.group(1) not in record_diagnostics.RHS_TYPES or diagnostics.in_template(code, m.start()):
+        return None
+    uses = scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3)))
+    return diagnostics.vector_uses(code, m.group(3), uses, new_type, m.group(1), headers)
 
 
 def _draw_type_mismatch(source: Source, sites: list, rng) -> tuple:
@@ -387,14 +434,9 @@ def _make_type_mismatch(source: Source, sites: list, choice: tuple):
     (m, lit_type), new_type = sites[choice[0]], choice[1]
     delta = len(new_type) - len(m.group(1))
     code = scanner.code_view(source.text, "cuda")     # the later uses are counted in the unedited code (same braces)
-    uses = scanner.value_uses(code, m.group(3), m.end(3), scanner.block_end(code, m.end(3)))
     edit = Edit(m.start(1), m.end(1), new_type)
     message = f'no suitable constructor exists to convert from "{lit_type}" to "{new_type}"'
-    modelled = m.group(1) in record_diagnostics.RHS_TYPES and not diagnostics.in_template(code, m.start())
-    found = None if not modelled else diagnostics.vector_uses(
-        code, m.group(3), uses, new_type, m.group(1), diagnostics.operator_headers(source.text))
-    if found is None:      # a use the rules do not cover: the first error and the count
-        return edit, NvccAt("type_mismatch", m.start(4) + delta, message, 1 + len(uses))
+    found = _vector_follow(code, m, new_type, diagnostics.operator_headers(source.text))   # a site: not None
     found += diagnostics.unreferenced(code, (), (m.start(), m.start()))
     follow = diagnostics.render(source.filename, edit.apply(source.text),
                                 [(e + delta * (e > m.start()), p + delta * (p > m.start()), *rest)
@@ -451,9 +493,44 @@ def _template_arg_sites(source: Source) -> list[tuple[re.Match, bool]]:
     for m in (m for start, end in statements_with(code, templates) for m in CALL.finditer(code, start, end)):
         if m.group(1) in templates and m.group(1) not in _CASTS and _split_args(m.group(2)):
             call_end = code.find(";", m.end())
-            if not tparams & set(scanner.IDENTIFIER.findall(code[m.start(2):call_end])):
+            if not tparams & set(scanner.IDENTIFIER.findall(code[m.start(2):call_end])) \
+                    and _substitution_note_args(code, m) is not None:
                 sites.append((m, False))
     return _live(sites, source, lambda s: s[0].start())
+
+
+_EXPRESSION = re.compile(r"[-+*/%&|^()]")
+
+
+def _substitution_note_args(code: str, m: re.Match) -> list[str] | None:
+    """The explicit arguments of call `m`, one repeated (the fault's edit), as EDG's note #3323-D prints them: a
+    class name as written, an expression as `<expression>`; None when EDG's report of the edited call is not
+    known that exactly (an overloaded template, another argument, an argument list without declared types)."""
+    if function_templates(code).get(m.group(1)) != 1 or _call_arg_types(code, m.end() - 1) is None:
+        return None
+    shown = []
+    for arg in _split_args(m.group(2)):
+        if _NAME.fullmatch(arg) and re.search(rf"\b(?:struct|class)\s+{arg}\b", code):
+            shown.append(arg)
+        elif _EXPRESSION.search(arg) and not _NAME.fullmatch(arg):
+            shown.append("<expression>")
+        else:
+            return None
+    return shown + shown[-1:]
+
+
+def _substitution_note(source: Source, code: str, m: re.Match) -> str:
+    """EDG's note under a call whose explicit template arguments do not fit the one function template: at the
+    template's name, with its line shown."""
+    name = m.group(1)
+    decl = re.search(rf"template\s*<[^{{}};]*?>\s*(?:[\w:*&<>,]+\s+)*?({name})\s*\(", code)
+    line, col = scanner.line_col(source.text, decl.start(1))
+    raw = scanner.line_text(source.text, line)       # its string literals shown, its comments not
+    raw = scanner.C_TOKENS.sub(lambda t: t.group(0) if t.group(0)[0] in "\"'" else scanner.blank(t), raw)
+    shown = scanner.display_line(raw, col, scanner.macros(source.text).get)
+    args = ", ".join(_substitution_note_args(code, m))
+    return (f'{source.filename}({line}): note #3323-D: substituting explicit template arguments "<{args}>" for '
+            f'function template "{name}" failed\n{shown}')
 
 
 def statements_with(code: str, needles) -> list[tuple[int, int]]:
@@ -489,9 +566,10 @@ def _make_wrong_template_arg(source: Source, sites: list, choice: tuple):
     what = "overloaded function" if function_templates(code).get(m.group(1), 1) > 1 else "function template"
     arg_types = _call_arg_types(code, code.find("(", code.find(">>>", m.end()) if launch else m.end() - 1))
     prefix = f"            argument types are: ({', '.join(arg_types)})\n" if arg_types else ""
+    notes = "" if launch else _substitution_note(source, code, m)
     return Edit(m.start(2), m.end(2), ", ".join(new)), NvccAt(
         "wrong_template_arg", m.start(1), f'no instance of {what} "{m.group(1)}" matches the argument list',
-        prefix=prefix)
+        prefix=prefix, notes=notes)
 
 
 def _has_default_targs(code: str, kernel: str) -> bool:
@@ -1138,7 +1216,10 @@ _GATED = (
 )
 
 
-def _ptxas_arch(source: Source, missing: set[str]) -> Expected:
+def _ptxas_arch(source: Source, missing: set[str], task, variant) -> Expected:
+    recorded = record_arch.arch_block(source, task, variant)   # ptxas's whole output
+    if recorded is not None:
+        return Expected("compile_error", "arch_unsupported", "ptxas", None, *recorded)
     sm = source.compile_arch
     hits = sorted((m.start(), msg, m.group(0)) for pat, feat, msg in _GATED if feat in missing
                   for m in [re.search(pat, source.text)] if m)
@@ -1176,7 +1257,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
         return OK
     missing, gated = _lacking(variant, task.dtype, task.gpu)
     if gated:
-        return _ptxas_arch(source, gated)
+        return _ptxas_arch(source, gated, task, variant)
     if missing:   # e.g. clusters: compiles everywhere, the launch is refused
         return Expected("launch_error", "arch_unsupported", "runtime", None, "CUDA error: operation not supported",
                         f"cluster launch needs {', '.join(sorted(missing))}, which {gpu.display} lacks")

@@ -10,6 +10,7 @@ faulty line. No compiler runs at generation time.
 Regenerate (nvcc on PATH; three compiles, seconds):
     python -m generator record-diagnostics            # rewrites generator/kernels/diagnostics.tsv
     python -m generator record-diagnostics --check    # exit 1 when the recorded table differs from a fresh run
+`--arch` records ptxas's output for arch-gated variants instead (record_arch.py, arch_diagnostics.tsv).
 """
 from __future__ import annotations
 
@@ -102,19 +103,26 @@ def read_table(path: Path = TABLE) -> tuple[str, dict[tuple, tuple[str, ...]]]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if a fresh record differs from the table")
+    parser.add_argument("--arch", action="store_true", help="record ptxas's output for arch-gated variants "
+                        "(arch_diagnostics.tsv, ~680 compiles) instead of the operator notes")
+    parser.add_argument("--reuse", action="store_true", help="--arch: compile only the renders the table lacks")
+    parser.add_argument("--jobs", type=int, default=2, help="--arch: parallel compiles (default 2)")
 
 
 def run(args) -> int:
     """Exit 0: written (or --check: the same); 1: --check found a difference; 2: no nvcc."""
+    from generator.kernels import record_arch
+
+    table = record_arch.TABLE if args.arch else TABLE
     try:
-        text = record()
+        text = record_arch.record(args.jobs, args.reuse) if args.arch else record()
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
     if args.check:
-        same = TABLE.is_file() and TABLE.read_text(encoding="utf-8") == text
-        print(f"record-diagnostics: {TABLE.name} {'matches' if same else 'differs from'} a fresh record")
+        same = table.is_file() and table.read_text(encoding="utf-8") == text
+        print(f"record-diagnostics: {table.name} {'matches' if same else 'differs from'} a fresh record")
         return 0 if same else 1
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"record-diagnostics: wrote {len(text.splitlines()) - 3} rows to {TABLE}")
+    table.write_text(text, encoding="utf-8")
+    print(f"record-diagnostics: wrote {len(text.splitlines()) - 3} rows to {table}")
     return 0

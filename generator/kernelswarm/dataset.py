@@ -11,6 +11,7 @@ from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import shard_range
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
+from generator.kernelswarm.audit_steps import compiled_steps
 
 
 def rows_for_shard(seed: int, episodes: int, holdout: int, shard: int):
@@ -121,4 +122,5 @@ KERNELSWARM = Dataset(
     citation=CITATION, tags=("multi-agent", "reinforcement-learning"), format_notes=FORMAT_NOTES,
     sft_snippet=SFT_SNIPPET, builder_name="KernelSwarm", checks=CHECKS, rows_for_shard=rows_for_shard, holdout_rows=holdout_rows,
     shard_stats=stats.shard_stats, combine_stats=stats.combine, diversity_digests=diversity.kernelswarm_digests,
-    diversity_figures=diversity.kernelswarm_figures, views=(AGENT_TURNS, TRANSITIONS), outcome_notes=outcome_notes)
+    diversity_figures=diversity.kernelswarm_figures, views=(AGENT_TURNS, TRANSITIONS), outcome_notes=outcome_notes,
+    compiled_steps=compiled_steps)

@@ -83,6 +83,15 @@ def test_type_mismatch_follow_ons_use_the_recorded_notes():
     assert exp.n_errors == 3 and exp.context.count('no operator "+=" matches these operands') == 1
     assert "cuda_fp16.hpp" in exp.context and 'warning #177-D: variable "UNUSED_COUNT"' in exp.context
 
+# a call of a function template with an explicit class argument: wrong_template_arg repeats it (note #3323-D)
+TEMPLATED = """#include <cuda_runtime.h>
+struct Sum {};
+template <typename Op> __device__ __forceinline__ float combine(float a, float b) { return a + b; }
+__global__ void k(float* out, float x) {
+    out[0] = combine<Sum>(x, x);
+}
+"""
+
 
 @pytest.mark.compiler
 @pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
@@ -93,10 +102,11 @@ def test_recorded_table_is_what_nvcc_prints():
 @pytest.mark.compiler
 @pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
 def test_whole_blocks_match_real_nvcc():
-    """A handful of faults of the three families with follow-ons: the row's whole block is nvcc's."""
+    """A handful of faults of the three families with follow-ons, and a wrong template argument with its note:
+    the row's whole block is nvcc's."""
     cases, follow = {}, 0
     for text, kinds, limit in ((SOURCE, ("missing_semicolon", "undefined_identifier"), 6),
-                               (ACCUMULATE, ("type_mismatch",), 9)):
+                               (ACCUMULATE, ("type_mismatch",), 9), (TEMPLATED, ("wrong_template_arg",), 10)):
         src = Source(text, "k.cu", "cuda", "sm_80")
         for kind in kinds:
             for seed in range(8):

@@ -17,7 +17,7 @@ from generator.sim import feedback
 from generator.catalog.hardware import GPUS
 from generator.kernels import Source, Style, render
 from generator.kernels.fault_families import inject_like
-from generator.kernels.faults import Expected, NoFaultSite, expect_clean
+from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
 from generator.catalog.variants import launch_limits, legal_on, variants_for
 
@@ -91,6 +91,11 @@ class Workbench:
         self.by_tag = {v.tag: v for v in self.variants}
         self.legal = {v.tag: legal_on(v, self.gpu, task.dtype) for v in self.variants}
         self._renders: dict[tuple, tuple[Source, Expected, float | None]] = {}
+        # per (variant, params): the model time, None when the candidate cannot compile or launch here. The same in
+        # every style (what the tools do with a clean render depends on its variant and params, not on how it is
+        # written), so a kernelswarm candidate that the agents estimate and then write in their own styles is
+        # timed once, and estimated without a render once an agent has written it.
+        self._models: dict[tuple, float | None] = {}
         self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
         self._limits: dict[tuple, bool] = {}  # (variant, params items) -> over_limit (asked again and again)
 
@@ -130,7 +135,8 @@ class Workbench:
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""
-        return self._clean(tag, params, self.style)[2]
+        model = self._models.get((tag, tuple(params.items())), _UNKNOWN)
+        return self._clean(tag, params, self.style)[2] if model is _UNKNOWN else model
 
     def _clean(self, tag: str, params: dict, style: Style | None) -> tuple[Source, Expected, float | None]:
         key = (tag, tuple(params.items()), style)
@@ -138,8 +144,13 @@ class Workbench:
         if hit is None:
             v = self.by_tag[tag]
             source = render(self.task, v, params, style=style)
-            expected = expect_clean(source, self.task, v, params)
-            model = perf.time_ms(self.task, v, params) if expected.status == "ok" else None
+            model = self._models.get(key[:2], _UNKNOWN)
+            if model is _UNKNOWN or model is None:   # only a failure's report reads the text: a run is OK in any style
+                expected = expect_clean(source, self.task, v, params)
+            else:
+                expected = OK
+            if model is _UNKNOWN:
+                model = self._models[key[:2]] = perf.time_ms(self.task, v, params) if expected.status == "ok" else None
             hit = self._renders[key] = (source, expected, model)
         return hit
 
@@ -185,6 +196,9 @@ class Workbench:
         """The harness report for `outcome` (the text after the RESULT line)."""
         return feedback.feedback_text(self.task, outcome.expected, outcome.time_ms, self.fields["baseline_ms"],
                                       best_ms, rng)
+
+
+_UNKNOWN = object()     # a configuration not modelled yet (None is a model: it cannot run here)
 
 
 def _line_count(source: Source) -> int:

@@ -3,9 +3,11 @@
 Shard throughput: `python -m generator scale kernelinfer --no-finish` makes SHARDS fresh shards on the local
 engine with 1 and with 2 worker processes (each in a fresh child process, so startup and spawning are counted
 as a real run pays them). An end-to-end run is `python -m generator scale kernelinfer` at N sessions with its
-training views (shards, views, merge, stats, card and folder validation), reported as wall time, CPU time of the
-whole process tree (user + sys: on a machine shared with other jobs, the figure that contention does not
-stretch), both per 1,000 sessions, peak RSS (main process and the largest worker) and the folder's size on disk.
+training views (shards, views, merge, stats, card and folder validation), run as its two steps (`--no-finish`, then
+`--finish-only`, as a cluster runs them) so that each step's peak RSS is told apart: the shards' (main process and
+the largest generation worker) and the final step's (main process and the largest validation worker). Wall time
+and CPU time of the whole process tree (user + sys: on a machine shared with other jobs, the figure that
+contention does not stretch) are the two steps' sums, both also per 1,000 sessions; and the folder's size on disk.
 --linearity K runs it at the default scale (1,899 sessions) and at K times it and prints the ratio of the
 per-session figures (#20's acceptance: within 15 %); --tenx runs it at 10x (18,990 sessions, ~25 GB). Neither is
 part of `make bench`: they take many CPU-minutes.
@@ -47,18 +49,21 @@ def end_to_end(workdir: Path, sessions: int, workers: int) -> dict:
     """One whole run at `sessions`, printed and returned (per-1,000-session figures included); its folder is
     removed afterwards."""
     out = workdir / f"e2e{sessions}"
+    command = ("scale", "kernelinfer", "--out", str(out), "--rows", str(sessions), "--workers", str(workers))
     cpu = _tree_cpu_s()
-    run = run_cli("scale", "kernelinfer", "--out", str(out), "--rows", str(sessions), "--workers", str(workers))
+    steps = {"shards": run_cli(*command, "--no-finish"), "final step": run_cli(*command, "--finish-only")}
     cpu = _tree_cpu_s() - cpu
+    wall = sum(run.wall_s for run in steps.values())
     disk = int(subprocess.run(["du", "-sb", str(out)], capture_output=True, text=True, check=True).stdout.split()[0])
     shutil.rmtree(out)
     label = f"{sessions:,} sessions, {workers} workers"
-    print(row(f"{label}: wall", run.wall_s, "s", f"({1000 * run.wall_s / sessions:.1f} s per 1,000)"))
+    print(row(f"{label}: wall", wall, "s", f"({1000 * wall / sessions:.1f} s per 1,000)"))
     print(row(f"{label}: CPU, process tree", cpu, "s", f"({1000 * cpu / sessions:.1f} s per 1,000)"))
-    print(row(f"{label}: peak RSS (largest process)", run.peak_rss_mb, "MB",
-              f"(main {run.rss_mb:,.0f}, largest child {run.children_rss_mb:,.0f})"))
+    for step, run in steps.items():
+        print(row(f"{label}: peak RSS, {step}", run.peak_rss_mb, "MB",
+                  f"(main {run.rss_mb:,.0f}, largest child {run.children_rss_mb:,.0f}; {run.wall_s:,.0f} s)"))
     print(row(f"{label}: folder on disk", disk / 1e9, "GB"))
-    return {"wall": run.wall_s / sessions, "cpu": cpu / sessions, "rss": run.peak_rss_mb}
+    return {"wall": wall / sessions, "cpu": cpu / sessions, "rss": max(run.peak_rss_mb for run in steps.values())}
 
 
 def main(argv: list[str] | None = None) -> int:

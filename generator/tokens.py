@@ -19,12 +19,16 @@ such a tokenizer and checks messages and view rows against it. A chars/3.5 rule 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from collections import Counter
+from itertools import accumulate
 from typing import Iterable
 
 BYTES_PER_TOKEN = 2.0
 PER_MESSAGE = 8
 WINDOWS = (32_768, 131_072)          # the context sizes token_stats reports the share of rows fitting
 RULE = f"`ceil(utf8 bytes / {BYTES_PER_TOKEN:g})` per text plus {PER_MESSAGE} per chat turn"   # as the card says it
+Tally = tuple[dict[int, int], dict[int, int]]   # (rows per character count, rows per token count)
 
 
 def count(text: str) -> int:
@@ -47,11 +51,11 @@ def turns(row: dict) -> list[dict]:
 def token_stats(rows: Iterable[dict]) -> dict:
     """Characters and tokens per row (mean, p50, p90, max) and the share of rows whose tokens fit each of
     WINDOWS; rows are view rows or sessions (see `turns`)."""
-    return summarize(sizes(rows))
+    return summarize(tally(rows))
 
 
 def sizes(rows: Iterable[dict]) -> tuple[list[int], list[int]]:
-    """(characters, tokens) of each row: what `summarize` needs, small enough to send from a shard's worker."""
+    """(characters, tokens) of each row."""
     chars, tokens = [], []
     for row in rows:
         messages = turns(row)
@@ -71,22 +75,41 @@ def stated(row: dict) -> int | None:
     return None
 
 
-def summarize(sizes: tuple[list[int], list[int]]) -> dict:
-    """`token_stats` from `sizes` (those of several shards concatenated give the whole's exact statistics)."""
-    chars, tokens = sizes
-    out = {"rows": len(tokens), "chars": _summary(chars), "tokens": _summary(tokens)}
+def tally(rows: Iterable[dict]) -> Tally:
+    """`sizes` as per-value counts: what `summarize` needs, exactly, in memory bounded by the distinct sizes (not
+    the rows), so a shard's worker can send it and the final step can fold every shard's (`fold`) and stay flat."""
+    chars, tokens = sizes(rows)
+    return Counter(chars), Counter(tokens)
+
+
+def fold(total: Tally, more: Tally) -> Tally:
+    """`more`'s counts added into `total` (in place), which is returned."""
+    for into, counts in zip(total, more):
+        for value, n in counts.items():
+            into[value] = into.get(value, 0) + n
+    return total
+
+
+def summarize(counts: Tally) -> dict:
+    """`token_stats` from a `tally` (the shards' tallies folded give the whole's exact statistics)."""
+    chars, tokens = counts
+    rows = sum(tokens.values())
+    out = {"rows": rows, "chars": _summary(chars), "tokens": _summary(tokens)}
     for window in WINDOWS:
-        out[f"fit_{window // 1024}k"] = round(sum(t <= window for t in tokens) / len(tokens), 4) if tokens else None
+        fit = sum(n for value, n in tokens.items() if value <= window)
+        out[f"fit_{window // 1024}k"] = round(fit / rows, 4) if rows else None
     return out
 
 
-def _summary(values: list[int]) -> dict:
-    """mean, p50, p90 (nearest rank) and max of `values`."""
-    if not values:
+def _summary(counts: dict[int, int]) -> dict:
+    """mean, p50, p90 (nearest rank) and max of the values counted in `counts` (value -> rows)."""
+    ordered = sorted(counts.items())
+    below = list(accumulate(n for _, n in ordered))      # rows with a value up to each one's
+    if not below:
         return {"mean": None, "p50": None, "p90": None, "max": None}
-    ordered = sorted(values)
 
     def rank(q: float) -> int:
-        return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+        return ordered[bisect_left(below, max(1, math.ceil(q * below[-1])))][0]
 
-    return {"mean": round(sum(ordered) / len(ordered), 1), "p50": rank(0.5), "p90": rank(0.9), "max": ordered[-1]}
+    return {"mean": round(sum(v * n for v, n in ordered) / below[-1], 1), "p50": rank(0.5), "p90": rank(0.9),
+            "max": ordered[-1][0]}

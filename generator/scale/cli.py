@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     step.add_argument("--finish-only", action="store_true", help="only the final step (every shard must be done)")
     slurm = parser.add_argument_group("slurm")
     slurm.add_argument("--slurm-dir", type=Path, default=Path("slurm"), help="where the sbatch scripts go")
-    slurm.add_argument("--shards-per-task", type=int_at_least(1), default=10)
+    slurm.add_argument("--shards-per-task", type=int_at_least(1), default=engines.SHARDS_PER_WORKER)
     slurm.add_argument("--max-parallel", type=int_at_least(1), default=200, help="array tasks running at once")
     slurm.add_argument("--partition")
     slurm.add_argument("--time", default="01:00:00", help="per-job time limit")

@@ -16,6 +16,12 @@ from multiprocessing import get_context
 from generator.scale.shards import RunSpec, make_shard
 
 RAY_HINT = "ray is not installed: pip install -e '.[ray]' (or pip install 'ray>=2.9')"
+# A worker process makes at most about this many shards, so a run of any size has the memory of the default one
+# (whose 2 workers make ~10 shards each): a worker's size creeps from shard to shard (the simulators' caches
+# fill, the allocators keep freed memory), and a new process costs ~1.9 CPU-s of imports against ~50 of ten
+# shards. Local: a fresh pool per `workers` x this many shards (ProcessPoolExecutor's max_tasks_per_child can
+# deadlock on Python 3.11-3.13, cpython#115634); Ray: `max_calls`; Slurm: --shards-per-task per process.
+SHARDS_PER_WORKER = 10
 
 
 class EngineMissing(Exception):
@@ -23,14 +29,18 @@ class EngineMissing(Exception):
 
 
 def run_local(spec: RunSpec, shards: list[int], workers: int) -> None:
-    """The shards over `workers` processes of this machine (spawned, as the local CLI's)."""
+    """The shards over `workers` processes of this machine (spawned, as the local CLI's; fresh ones every
+    SHARDS_PER_WORKER shards each)."""
     if workers <= 1 or len(shards) <= 1:
         for i in shards:
             make_shard(spec, i)
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(shards)), mp_context=get_context("spawn")) as pool:
-        for fut in [pool.submit(make_shard, spec, i) for i in shards]:
-            fut.result()
+    step = workers * SHARDS_PER_WORKER
+    for start in range(0, len(shards), step):
+        part = shards[start:start + step]
+        with ProcessPoolExecutor(max_workers=min(workers, len(part)), mp_context=get_context("spawn")) as pool:
+            for fut in [pool.submit(make_shard, spec, i) for i in part]:
+                fut.result()
 
 
 def run_ray(spec: RunSpec, shards: list[int], workers: int, address: str | None) -> None:
@@ -48,7 +58,7 @@ def run_ray(spec: RunSpec, shards: list[int], workers: int, address: str | None)
         else:
             ray.init(num_cpus=workers, runtime_env=env, include_dashboard=False, log_to_driver=False)
     try:
-        task = ray.remote(num_cpus=1, max_retries=3)(make_shard)
+        task = ray.remote(num_cpus=1, max_retries=3, max_calls=SHARDS_PER_WORKER)(make_shard)
         ray.get([task.remote(spec, i) for i in shards])
     finally:
         if started:

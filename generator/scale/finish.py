@@ -18,7 +18,7 @@ from generator.check import shardfiles
 from generator.check.validate import validate_paths
 from generator.layout import HOLDOUT_FILE, PARQUET_DIR, STATS_FILE, VIEW_DIR, shard_name
 from generator.scale.shards import RunSpec, read_summary
-from generator.write.generate import extra_files, folder_check
+from generator.write.generate import extra_files, fold_sizes, folder_check
 
 CHUNK = 16 << 20
 
@@ -30,6 +30,8 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
     results, total = [], 0
     for i in range(spec.shards):
         size, summary = read_summary(spec, i)
+        if results:      # its token tallies into the first shard's: bounded by the distinct sizes, not the rows
+            fold_sizes(results[0]["sizes"], summary.pop("sizes"))
         results.append(summary)
         total += size
     with store.open(ds.merged_file, "wb") as dst:

@@ -91,13 +91,17 @@ def make_shard(spec: RunSpec, shard: int) -> int:
     for rel, data in views.items():
         store.write(rel, data)
     summary = shard_summary(ds, shard, rows, views)
-    store.write(done_name(shard), orjson.dumps({"bytes": size, "sha256": digest.hexdigest(), "summary": summary}))
+    store.write(done_name(shard), orjson.dumps({"bytes": size, "sha256": digest.hexdigest(), "summary": summary},
+                                               option=orjson.OPT_NON_STR_KEYS))     # the tallies' int keys
     return shard
 
 
 def read_summary(spec: RunSpec, shard: int) -> tuple[int, dict]:
-    """(bytes, summary) from a shard's marker, task keys back as the tuples the cross-shard checks compare."""
+    """(bytes, summary) from a shard's marker, task keys back as the tuples the cross-shard checks compare and
+    the token tallies' sizes back as ints (JSON keys are strings)."""
     marker = orjson.loads(spec.store.read(done_name(shard)))
     summary = marker["summary"]
     summary["keys"] = [(*k[:4], tuple(tuple(p) for p in k[4])) for k in summary["keys"]]
+    summary["sizes"] = {name: tuple({int(v): n for v, n in counts.items()} for counts in tally)
+                        for name, tally in summary["sizes"].items()}
     return marker["bytes"], summary

@@ -77,21 +77,19 @@ def task_key(row: dict) -> tuple:
 
 def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[str, bytes] | None = None) -> dict:
     """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, the rows per split of the
-    main config, each config's characters and tokens per row (the main rows', and those of the shard's view
-    files, every split), and the view rows per split."""
+    main config, each config's `tokens.tally` (the main rows', and those of the shard's view files, every
+    split), and the view rows per split."""
     import pyarrow as pa
 
-    sizes = {dataset.main_config.name: tokens.sizes(rows)}
+    sizes = {dataset.main_config.name: tokens.tally(rows)}
     view_splits: dict[str, dict[str, int]] = {}
     for view in dataset.views:
         for split in SPLITS:
             data = (views or {}).get(view_name(view.name, split, shard))
             if data is not None:
-                chars, counts = tokens.sizes(read_rows(pa.BufferReader(data)))
-                had = sizes.setdefault(view.name, ([], []))
-                had[0].extend(chars)
-                had[1].extend(counts)
-                view_splits.setdefault(view.name, {})[split] = len(counts)
+                counts = tokens.tally(read_rows(pa.BufferReader(data)))
+                fold_sizes(sizes, {view.name: counts})
+                view_splits.setdefault(view.name, {})[split] = sum(counts[1].values())
     return {"stats": dataset.shard_stats(rows),
             "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
             "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
@@ -101,14 +99,20 @@ def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[st
             "example": card_facts.truncated(rows[0]) if shard == 0 else None}
 
 
+def fold_sizes(total: dict[str, tokens.Tally], sizes: dict[str, tokens.Tally]) -> dict[str, tokens.Tally]:
+    """`sizes` (a shard summary's, per config) folded into `total` (in place), which is returned."""
+    for name, counts in sizes.items():
+        tokens.fold(total.setdefault(name, ({}, {})), counts)
+    return total
+
+
 def token_summary(results: list[dict]) -> dict:
-    """Per config, `tokens.token_stats` over every shard's rows (exact: the shards' sizes are concatenated)."""
-    out = {}
-    for name in results[0]["sizes"] if results else ():
-        chars = [c for r in results for c in r["sizes"][name][0]]
-        counts = [t for r in results for t in r["sizes"][name][1]]
-        out[name] = tokens.summarize((chars, counts))
-    return out
+    """Per config, `tokens.token_stats` over every shard's rows (exact: the shards' tallies folded). A summary
+    without `sizes` is one whose sizes were folded into an earlier one's as it arrived (`generator.scale.finish`)."""
+    total: dict[str, tokens.Tally] = {}
+    for r in results:
+        fold_sizes(total, r.get("sizes", {}))
+    return {name: tokens.summarize(counts) for name, counts in total.items()}
 
 
 def split_summary(results: list[dict]) -> dict:

@@ -148,7 +148,10 @@ def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: li
     return problems
 
 
-def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str]):
+def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], problems: list[str],
+                finished: Path | None = None):
+    """The folder's files beyond the shards; the plots of `finished` (the folder a rerun replaces) are kept where
+    their inputs are unchanged."""
     def build(results: list[dict], data_bytes: int) -> dict[str, bytes]:
         problems.extend(cross_shard_problems(dataset, results, holdout_rows))
         for res in results:
@@ -167,7 +170,7 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         summary["disk"] = card_facts.disk_usage(dataset, config_of_pattern(dataset, summary), results, data_bytes,
                                                 files)
         files[STATS_FILE] = orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        files.update(render_plots(summary))
+        files.update(render_plots(summary, reuse_from=finished))
         files[CARD_FILE] = render_card(dataset, summary, example=results[0]["example"]).encode()
         return files
     return build
@@ -222,7 +225,7 @@ def _run(dataset: Dataset, args) -> int:
             args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout),
             num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=dataset.merged_file, num_proc=args.num_proc,
             per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
-                                                                                        problems),
+                                                                                        problems, args.out),
             finalize=folder_check(problems, args.num_proc), options=options,
             shard_files=ParquetFiles(dataset, args.window_tokens) if args.views else None)
     except OutputError as exc:

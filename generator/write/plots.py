@@ -2,23 +2,33 @@
 
 Same stats, same bytes: the figures are drawn with matplotlib's Agg renderer on a `Figure` of fixed size and DPI
 (no pyplot, no global backend), under matplotlib's default style with the bundled DejaVu Sans font, whatever the
-user's matplotlibrc says, and saved without the PNG `Software` text (the only metadata matplotlib writes).
+user's matplotlibrc says, and saved without the PNG `Software` text (the only metadata matplotlib writes). Each PNG
+carries the digest of what its bytes depend on (`inputs_digest`), so a rerun keeps the previous folder's PNGs when
+that digest is unchanged (as it keeps verified shards): the bytes are the same either way, without the ~1 CPU-s of
+importing matplotlib and drawing.
 Regenerate a folder's plots with `python -m generator.write.plots FOLDER` (exit 0, 2 on an unreadable stats.json).
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import io
+import struct
 import sys
+import zlib
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import orjson
 
 from generator.layout import PLOT_DIR, STATS_FILE
 
 SIZE_IN = (8.0, 4.5)
 DPI = 100
 RC = {"font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}
+INPUTS_KEY = "kernelstrain-inputs"     # the PNG tEXt keyword holding `inputs_digest`
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 STATUS_COLORS = {"ok": "#4c9f38", "compile_error": "#e07b39", "launch_error": "#c44e52", "wrong_result": "#8172b2",
                  "unsupported_arch": "#8c8c8c"}
 
@@ -120,29 +130,78 @@ def plot_path(name: str) -> str:
     return f"{PLOT_DIR}/{name}.png"
 
 
-def render_plots(stats: dict) -> dict[str, bytes]:
-    """{relative path: PNG bytes} of every plot of `plot_names(stats)`; none without `figures`."""
+def inputs_digest(stats: dict) -> str:
+    """sha256 of everything a plot's bytes depend on: the stats it reads, this module's drawing code, and the
+    versions of matplotlib (pixels), Pillow and zlib (the PNG encoding)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for part in (importlib.metadata.version("matplotlib"), importlib.metadata.version("pillow"),
+                 zlib.ZLIB_RUNTIME_VERSION):
+        digest.update(part.encode() + b"\0")
+    # in the stats' own key order, which is drawn too (the GPUs' order on an axis)
+    digest.update(orjson.dumps({"dataset": stats.get("dataset"), "figures": stats["figures"]}))
+    return digest.hexdigest()
+
+
+def recorded_digest(png: bytes) -> str | None:
+    """The `inputs_digest` a PNG carries; None unless it is one whole PNG (every chunk's CRC checked, IEND last)."""
+    if not png.startswith(PNG_SIGNATURE):
+        return None
+    pos, found = len(PNG_SIGNATURE), None
+    while pos + 12 <= len(png):
+        length, kind = struct.unpack_from(">I4s", png, pos)
+        end = pos + 12 + length
+        if end > len(png) or zlib.crc32(png[pos + 4:end - 4]) != int.from_bytes(png[end - 4:end], "big"):
+            return None
+        key, _, value = png[pos + 8:end - 4].partition(b"\0")
+        if kind == b"tEXt" and key == INPUTS_KEY.encode():
+            found = value.decode("latin-1")
+        if kind == b"IEND":
+            return found if end == len(png) else None
+        pos = end
+    return None
+
+
+def _kept(folder: Path, name: str, digest: str) -> bytes | None:
+    try:
+        data = (folder / plot_path(name)).read_bytes()
+    except OSError:
+        return None
+    return data if recorded_digest(data) == digest else None
+
+
+def render_plots(stats: dict, reuse_from: Path | None = None) -> dict[str, bytes]:
+    """{relative path: PNG bytes} of every plot of `plot_names(stats)`; none without `figures`. A PNG of the folder
+    `reuse_from` (the finished folder a rerun replaces) is kept when it carries these stats' `inputs_digest`."""
     if "figures" not in stats:
+        return {}
+    digest = inputs_digest(stats)
+    kept = {name: _kept(reuse_from, name, digest) if reuse_from is not None else None for name in plot_names(stats)}
+    drawn = _draw(stats, [name for name, data in kept.items() if data is None], digest)
+    return {plot_path(name): data if data is not None else drawn[name] for name, data in kept.items()}
+
+
+def _draw(stats: dict, names: list[str], digest: str) -> dict[str, bytes]:
+    if not names:
         return {}
     import matplotlib
     import matplotlib.style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     out = {}
     with matplotlib.style.context("default"), matplotlib.rc_context(RC):
-        for name in plot_names(stats):
+        for name in names:
             fig = Figure(figsize=SIZE_IN, dpi=DPI)    # fixed margins: a layout engine doubled the time
             PLOTS[name][1](fig, stats)
             buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", metadata={"Software": None})
-            out[plot_path(name)] = buffer.getvalue()
+            FigureCanvasAgg(fig)                      # Agg, explicitly: no backend lookup, whatever matplotlibrc says
+            fig.savefig(buffer, format="png", metadata={"Software": None, INPUTS_KEY: digest})
+            out[name] = buffer.getvalue()
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m generator.write.plots FOLDER`: rewrite FOLDER/plots/*.png from FOLDER/stats.json."""
-    import orjson
-
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m generator.write.plots FOLDER", file=sys.stderr)

@@ -36,8 +36,10 @@ def files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def cli_folder(make_folder, tmp_path_factory) -> Path:
-    """The local CLI's folder for the same options, training views included."""
-    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT)
+    """The local CLI's folder for the same options, training views included (in this process: the bytes do not
+    depend on --num-proc, tests/kernelinfer and tests/kernelswarm prove it; workers would cost ~2.5 CPU-s each)."""
+    return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT,
+                       extra=("--num-proc", "1"))
 
 
 def scale(out: Path, *extra: str) -> int:

@@ -198,8 +198,8 @@ def test_token_stats():
     rows = [{"messages": [{"role": "user", "content": "x" * n}]} for n in (10, 20, 70_000, 300_000)]
     stats = tokens.token_stats(rows)
     assert stats["rows"] == 4 and stats["chars"]["max"] == 300_000 and stats["chars"]["p50"] == 20
-    assert stats["tokens"]["p50"] == 10 + tokens.PER_MESSAGE
-    assert stats["fit_32k"] == 0.5 and stats["fit_128k"] == 0.75       # 70,000 bytes are 35,008 tokens
+    assert stats["tokens"]["p50"] == tokens.count("x" * 20) + tokens.PER_MESSAGE == 12 + 8     # ceil(20 / 1.75)
+    assert stats["fit_32k"] == 0.5 and stats["fit_128k"] == 0.75       # 70,000 bytes are 40,008 tokens
     assert tokens.token_stats([])["rows"] == 0
 
 

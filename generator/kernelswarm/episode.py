@@ -8,7 +8,7 @@ failures and timings come from the same `workbench` as kernelinfer, so both data
 renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
 faster before running it.
 
-A result is feedback: the team keeps one tracker of the configurations it has sent, and no agent sends one again
+A result is feedback: the team keeps one tracker of the configurations its members have written, and no agent sends one again
 once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
 once a variant was refused at launch, a configuration of it over the same limit. A tune step takes an untried
 neighbour, else an untried configuration further away, else of another variant; when none is left the search is
@@ -93,8 +93,9 @@ class _Episode:
             agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
         self.refused = 0                     # launch refusals so far (for the verdict)
-        # the team's tracker: (tag, params items) of every candidate sent whose outcome is the configuration's own
-        # (measured or refused), not an editing mistake of its author
+        # the team's tracker: (tag, params items) of every candidate written, claimed by its author from the moment
+        # it is written (specialists work at once: one still fixing a typo in a configuration keeps it, so another
+        # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
         self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
@@ -145,8 +146,7 @@ class _Episode:
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1
-        if outcome.expected.kind not in EDIT_FAULTS:
-            self.sent.add(_key(tag, params))
+        self.sent.add(_key(tag, params))
         return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
 
     def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
@@ -261,9 +261,10 @@ class _Episode:
     def work(self, agent: Agent, tag: str, params: dict, kind: str, written: tuple | None = None) -> Outcome | None:
         """One candidate (`written`: one `write` already made), and a fix of the agent's own editing mistake right
         after it when there was one. A configuration not worth sending (already sent, or over a limit the variant
-        was refused for) gives way to the nearest one that is (None: nothing is left)."""
+        was refused for) gives way to the nearest one that is (None: nothing is left); a `fix` is the author's own
+        configuration again."""
         if written is None:
-            if not self.worth_sending(tag, params):
+            if kind != "fix" and not self.worth_sending(tag, params):
                 fresh = self.nearby(agent, tag, params)
                 if fresh is None:
                     return None

@@ -101,7 +101,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from generator.catalog.calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
-from generator.catalog.hardware import GPU, GPUS
+from generator.catalog.hardware import GPU, GPUS, has
 from generator.catalog.ops import ELEMENT_BYTES, OPS
 from generator.catalog.resources import register_refusal, triton_refusal
 
@@ -512,6 +512,18 @@ def legal_on(variant: Variant, gpu: GPU | str, dtype: str) -> bool:
     if variant.dtypes and dtype not in variant.dtypes:
         return False
     return variant.requires_for(dtype) <= g.features
+
+
+COMPILE_GATED = frozenset({"wgmma", "tma", "fp8_mma", "fp4_mma", "cp_async"})   # ptxas refuses these off-target
+
+
+@lru_cache(maxsize=None)
+def lacking(variant, dtype: str, gpu_name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the features a CUDA variant needs for `dtype` that the GPU lacks, those of them ptxas refuses to compile):
+    the same for every render of the variant (~140K clean renders a run)."""
+    gpu = GPUS[gpu_name]
+    missing = frozenset(f for f in variant.requires_for(dtype) if not has(gpu, f))
+    return missing, missing & COMPILE_GATED | (missing & {"clusters"} if gpu.cc < 90 else frozenset())
 
 
 def check_params(variant: Variant, params: Params) -> None:

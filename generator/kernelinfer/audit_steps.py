@@ -10,5 +10,5 @@ def compiled_steps(row: dict):
     turns = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
     for step, i in zip(row["trace"], turns):
         feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
-        body = feedback.split("\n", 1)[1] if "\n" in feedback else ""
+        body = feedback.partition("\n")[2]
         yield CompiledStep(str(step["step"]), step["tag"], msgs[i]["content"], step["status"], body)

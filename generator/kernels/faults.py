@@ -20,9 +20,9 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from generator.catalog.hardware import GPUS, has
+from generator.catalog.hardware import GPUS
 from generator.kernels import Source, diagnostics, full_params, record_arch, record_diagnostics, scanner
-from generator.catalog.variants import launch_limits
+from generator.catalog.variants import lacking, launch_limits
 
 FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
@@ -32,7 +32,6 @@ FAULT_KINDS = (
 )
 WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
 OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources")
-COMPILE_GATED = frozenset({"wgmma", "tma", "fp8_mma", "fp4_mma", "cp_async"})   # ptxas refuses these off-target
 TEXT_KINDS = {
     "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
              "static_smem_overflow") + WRONG_RESULT_KINDS,
@@ -1255,7 +1254,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
             return Expected("launch_error", "triton_out_of_resources", "runtime", None,
                             f"triton.runtime.errors.OutOfResources: {reason}")
         return OK
-    missing, gated = _lacking(variant, task.dtype, task.gpu)
+    missing, gated = lacking(variant, task.dtype, task.gpu)
     if gated:
         return _ptxas_arch(source, gated, task, variant)
     if missing:   # e.g. clusters: compiles everywhere, the launch is refused
@@ -1270,15 +1269,6 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                "too many resources requested for launch" if "register" in reason else "invalid argument")
         return Expected("launch_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
-
-
-@lru_cache(maxsize=None)
-def _lacking(variant, dtype: str, gpu_name: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(the features a CUDA variant needs for `dtype` that the GPU lacks, those of them ptxas refuses to compile):
-    the same for every render of the variant (~140K clean renders a run)."""
-    gpu = GPUS[gpu_name]
-    missing = frozenset(f for f in variant.requires_for(dtype) if not has(gpu, f))
-    return missing, missing & COMPILE_GATED | (missing & {"clusters"} if gpu.cc < 90 else frozenset())
 
 
 def _static_over_limit(source: Source, smem: int) -> Expected:

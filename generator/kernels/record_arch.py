@@ -47,11 +47,8 @@ def key(task, variant, unroll: bool, restrict: bool) -> tuple:
     """(op, variant, dtype, target, unroll, restrict, digest of the canonical render): a record's key; a target of
     SAME_PTX reads the other's records."""
     from generator.catalog.hardware import GPUS
-    from generator.kernels import Style, render
 
-    style = Style(seed=0, camel=False, comments="none", indent=4, brace_same_line=False, east_const=False,
-                  constants="constexpr", includes="given", using_alias=False, unroll=unroll, restrict=restrict)
-    text = render(task, variant, variant.default_params(), style=style).text
+    text = _canonical(task, variant, unroll, restrict).text
     unroll, restrict = codegen(text)    # (a habit the template gives no room to is not in the key)
     gpu = GPUS[task.gpu]
     masked = text.replace(gpu.arch, "ARCH").replace(gpu.name, "GPU").replace(gpu.display, "GPU")
@@ -59,16 +56,26 @@ def key(task, variant, unroll: bool, restrict: bool) -> tuple:
             f"{zlib.crc32(masked.encode()):08x}")
 
 
+def _canonical(task, variant, unroll: bool, restrict: bool):
+    """The render a record is made from and keyed by: the variant at its defaults in one fixed style, with only
+    the two habits that move PTX lines."""
+    from generator.kernels import Style, render
+
+    style = Style(seed=0, camel=False, comments="none", indent=4, brace_same_line=False, east_const=False,
+                  constants="constexpr", includes="given", using_alias=False, unroll=unroll, restrict=restrict)
+    return render(task, variant, variant.default_params(), style=style)
+
+
 def gated():
     """Every CUDA (task, variant) of the catalog whose variant ptxas refuses on the task's GPU."""
     from generator.catalog.tasks import all_tasks
     from generator.catalog.variants import variants_for
-    from generator.kernels.faults import _lacking
+    from generator.catalog.variants import lacking
 
     for task in all_tasks():
         if task.impl == "cuda":
             for v in variants_for(task.op, "cuda", task.dtype):
-                if _lacking(v, task.dtype, task.gpu)[1]:
+                if lacking(v, task.dtype, task.gpu)[1]:
                     yield task, v
 
 
@@ -76,7 +83,7 @@ def record(jobs: int = 2, reuse: bool = False) -> str:
     """The table's text, from fresh compiles of each distinct canonical render (`reuse`: only of those the table
     lacks; the others keep their recorded output)."""
     from generator.catalog.hardware import GPUS
-    from generator.kernels import compilers, render
+    from generator.kernels import compilers
     from generator.kernels.record_resources import tool_version
 
     if compilers.nvcc_path() is None:
@@ -93,11 +100,7 @@ def record(jobs: int = 2, reuse: bool = False) -> str:
                     outputs[k] = kept[k]
                 elif k not in todo:
                     todo[k] = (task, v, unroll, restrict)
-    from generator.kernels import Style
-    sources = [render(t, v, v.default_params(), style=Style(
-        seed=0, camel=False, comments="none", indent=4, brace_same_line=False, east_const=False,
-        constants="constexpr", includes="given", using_alias=False, unroll=u, restrict=r))
-        for t, v, u, r in todo.values()]
+    sources = [_canonical(*todo_args) for todo_args in todo.values()]
     outs = compilers.compile_cuda(sources, modes=["alone"] * len(sources), jobs=jobs)
     for k, out in zip(todo, outs):
         refused = out.status == "compile_error" and out.tool == "ptxas"

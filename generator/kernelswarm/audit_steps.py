@@ -10,6 +10,6 @@ def compiled_steps(row: dict):
     for i, m in enumerate(msgs):
         if m["kind"] != "result":
             continue
-        body = m["content"].split("\n", 1)[1] if "\n" in m["content"] else ""
+        body = m["content"].partition("\n")[2]
         status = "compile_error" if m["status"] == "unsupported_arch" else m["status"]
         yield CompiledStep(str(i), m["variant"], msgs[int(m["ref"])]["content"], status, body)

@@ -9,6 +9,7 @@ from generator.kernelswarm import stats, transition_rule
 from generator.kernelswarm.checks import CHECKS
 from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import shard_range
+from generator.sim import rewards
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
 from generator.kernelswarm.audit_steps import compiled_steps
@@ -64,7 +65,8 @@ def outcome_notes(stats: dict) -> str:
     return (f"## Outcomes\n\n{n:,} of {total:,} episodes ({100 * n / total:.1f} %) end without beating the naive baseline: no "
             "passing result was faster (a kernel already near its memory bound at the naive version, or every "
             "faster variant refused at launch), so the verdict keeps the baseline (`kept: \"baseline\"`, `best_ms` "
-            "equal to `baseline_ms`, speedup 1.0, verdict reward -0.05); `stats.json` `no_improvement` counts them.")
+            f"equal to `baseline_ms`, speedup 1.0, verdict reward {rewards.NO_IMPROVEMENT:g}); `stats.json` `no_improvement` "
+            "counts them.")
 
 
 def total_results(stats: dict) -> int:

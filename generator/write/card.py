@@ -120,7 +120,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.scope(dataset, stats),
         card_facts.hardware(dataset, stats),
         card_facts.results(dataset, stats),
-        *([dataset.outcome_notes(stats)] if dataset.outcome_notes and dataset.outcome_notes(stats) else []),
+        *([notes] if dataset.outcome_notes and (notes := dataset.outcome_notes(stats)) else []),
         *([diversity.card_section(stats)] if "diversity" in stats else []),
         _format(dataset, data_format, merged=has_merged(dataset, stats)),
         card_facts.layout(stats),

@@ -197,7 +197,7 @@ def declarators(code: str, start: int, end: int) -> list[str]:
 
 
 _COMPOUND = re.compile(r"\s*([-+*/])=(?!=)")
-_LONE_NAME = re.compile(r"\s*[A-Za-z_]\w*\s*;")
+_LONE_OPERAND = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\[[^][;]*\])?\s*;")   # `x;` or `p[i];`: an lvalue
 
 
 @lru_cache(maxsize=1)
@@ -216,8 +216,10 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
     out = []
     for at in uses:
         m = _COMPOUND.match(code, at + len(name))
-        if m and _LONE_NAME.match(code, m.end()):
-            return None          # `v += x`: EDG prints x's declared type ("const float"), not read here
+        if m and _LONE_OPERAND.match(code, m.end()):
+            # `v += x`, `v += p[i]`: EDG prints the lvalue's declared type ("const float" for an element of a
+            # `const float*`), not read here; `v += p[i] * s` is a prvalue, printed as the scalar type
+            return None
         if m:
             op = m.group(1) + "="
             notes = _operator_notes().get((headers, op, vec, old))

@@ -83,6 +83,16 @@ def test_type_mismatch_follow_ons_use_the_recorded_notes():
     assert exp.n_errors == 3 and exp.context.count('no operator "+=" matches these operands') == 1
     assert "cuda_fp16.hpp" in exp.context and 'warning #177-D: variable "UNUSED_COUNT"' in exp.context
 
+def test_a_vector_added_an_lvalue_is_not_modelled():
+    """nvcc prints a lone operand's declared type (`float4 += const float` for an element of a `const float*`,
+    which kernelswarm's audit caught); only prvalue operands, printed as the scalar type, are modelled."""
+    headers = diagnostics.operator_headers(ACCUMULATE)
+    for rhs, modelled in (("p[i]", False), ("x", False), ("p[(size_t)s * n]", False), ("p[i] * x", True), ("p[i] * p[i]", True)):
+        code = f"float acc = 0.f;\nacc += {rhs};\n"
+        uses = [code.index("acc +=")]
+        assert (diagnostics.vector_uses(code, "acc", uses, "float4", "float", headers) is not None) == modelled, rhs
+
+
 # a call of a function template with an explicit class argument: wrong_template_arg repeats it (note #3323-D)
 TEMPLATED = """#include <cuda_runtime.h>
 struct Sum {};

@@ -382,11 +382,8 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
     names = diagnostics.declarators(code, start, end)
     found = diagnostics.undefined_uses(code, names, end + 1) if names else []
-    # the statement that lost its `;` is in error: nvcc does not warn about the names it declares
-    damaged_start = scanner.skip_space(code, max(code.rfind(c, 0, semi) for c in ";{}") + 1, semi)
-    damaged = set(diagnostics.declarators(code, damaged_start, semi))
     read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
-            if m.group(0) not in names and m.group(0) not in damaged and code[m.start() - 1] not in ".>"]
+            if m.group(0) not in names and code[m.start() - 1] not in ".>"]
     found += diagnostics.unreferenced(code, read, (start, end))
     moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in found]
     follow = diagnostics.render(source.filename, edit.apply(source.text), moved)

@@ -54,11 +54,24 @@ def render(task, variant, params: Mapping[str, object], *, root: Path = TEMPLATE
         raise TemplateError(f"unknown impl {lang!r}; known: cuda, triton")
     tuned = full_params(variant, params)
     bound, param_slots, filename, arch = _bound(task, variant, root, style)
-    values = {"TUNED_CONSTANTS": templating.tuned_constants(tuned, lang) if style is None
-              else styling.constants_text(tuned, lang, style)}
-    if param_slots:
-        values.update(templating.literals(tuned, lang))
+    values = _slot_values(tuple(tuned.items()), tuple(map(type, tuned.values())), lang, style and style.constants,
+                          param_slots)
     return Source(bound.fill(values), filename, lang, arch)
+
+
+@lru_cache(maxsize=8192)
+def _slot_values(tuned: tuple, types: tuple, lang: str, form: str | None, param_slots: bool) -> dict[str, str]:
+    """What a render fills the bound template's slots with: the tuned constants' lines in the declaration form
+    (None: the templates'), and each parameter's literal where the template reads one (shared: read-only). Cached
+    per configuration: a variant's grid is the same in every session, so most configurations a session renders
+    were written before in the same form (600 sessions: 6,583 distinct of 45,800). `types` (the values' classes)
+    is only part of the key: True == 1 as a key, not as a Python literal."""
+    params = dict(tuned)
+    values = {"TUNED_CONSTANTS": templating.tuned_constants(params, lang) if form is None
+              else styling.constants_text(params, lang, form)}
+    if param_slots:
+        values.update(templating.literals(params, lang))
+    return values
 
 
 @lru_cache(maxsize=512)   # a session renders one task's few variants thousands of times

@@ -166,11 +166,11 @@ def draw_style(rng, lang: str) -> Style:
                  includes=INCLUDES[take(3)], using_alias=take(2) == 0, unroll=take(4) != 0, restrict=take(3) != 0)
 
 
-def constants_text(params, lang: str, style: Style) -> str:
-    """The tuned constants' lines in the style's declaration form (values as `templating.literal` writes them)."""
+def constants_text(params, lang: str, form: str) -> str:
+    """The tuned constants' lines in a style's declaration form (`Style.constants`; values as `templating.literal`
+    writes them)."""
     def value(v):
         return ("1" if v else "0") if v.__class__ is bool and lang == "cuda" else v
-    form = style.constants
     if form == "define":
         return "\n".join([f"#define {k} {value(v)}" for k, v in params.items()])
     if form == "constexpr":

@@ -71,12 +71,8 @@ def _declaration(code: str, name: str, pos: int) -> int | None:
 
 def _innermost_open(code: str, pos: int) -> int | None:
     """Offset of the `{` of the innermost block holding `pos` (None at file scope)."""
-    opens, closes, _parents = scanner.blocks(code)
-    best = None
-    for o, c in zip(opens, closes):
-        if o < pos < c and (best is None or o > best):
-            best = o
-    return best
+    inner = next(scanner.enclosing(code, pos), None)
+    return None if inner is None else scanner.blocks(code)[0][inner]
 
 
 def in_function_body(code: str, pos: int) -> bool:
@@ -237,9 +233,8 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
 def in_template(code: str, pos: int) -> bool:
     """Whether `pos` is in a template: a function template, a member template of a class, a class template's
     member (nvcc then adds the instantiation context)."""
-    opens, closes, _parents = scanner.blocks(code)
-    return any(opens[i] < pos < closes[i] and scanner.TEMPLATE_HEAD.search(_head(code, opens[i]))
-               for i in range(len(opens)))
+    opens = scanner.blocks(code)[0]
+    return any(scanner.TEMPLATE_HEAD.search(_head(code, opens[i])) for i in scanner.enclosing(code, pos))
 
 
 def _head(code: str, pos: int) -> str:

@@ -83,6 +83,18 @@ def block_end(code: str, pos: int) -> int:
     return closes[i] if i >= 0 else len(code)
 
 
+def enclosing(code: str, pos: int):
+    """Indices of the blocks holding `pos` (`{` before it, `}` after it), innermost first: only the last block
+    opened before `pos` and its parents can (any other closed before that one opened), so a walk up the block
+    tree instead of a test of every block (asked for each candidate site of several fault kinds)."""
+    opens, closes, parents = blocks(code)
+    i = bisect.bisect_left(opens, pos) - 1
+    while i >= 0:
+        if pos < closes[i]:
+            yield i
+        i = parents[i]
+
+
 def value_uses(code: str, name: str, start: int, end: int) -> list[int]:
     """Offsets of `name` used as a value (not a member, not a call) in code[start:end], `end` at a block's `}` (or
     the end): what the pattern `(?<![\\w.>:])NAME\\b(?!\\s*\\()` finds there, from str.find (a compiled pattern per

@@ -233,8 +233,16 @@ def vector_uses(code: str, name: str, uses: list[int], vec: str, old: str, heade
 def in_template(code: str, pos: int) -> bool:
     """Whether `pos` is in a template: a function template, a member template of a class, a class template's
     member (nvcc then adds the instantiation context)."""
+    heads = _template_blocks(code)
+    return bool(heads) and any(i in heads for i in scanner.enclosing(code, pos))
+
+
+@lru_cache(maxsize=64)
+def _template_blocks(code: str) -> frozenset[int]:
+    """The blocks whose head holds `template <`: each head read once per code, not once per question (asked for
+    every candidate site of several fault kinds)."""
     opens = scanner.blocks(code)[0]
-    return any(scanner.TEMPLATE_HEAD.search(_head(code, opens[i])) for i in scanner.enclosing(code, pos))
+    return frozenset(i for i, o in enumerate(opens) if scanner.TEMPLATE_HEAD.search(_head(code, o)))
 
 
 def _head(code: str, pos: int) -> str:

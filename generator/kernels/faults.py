@@ -140,8 +140,13 @@ def _typo(name: str, rng, taken: set[str]) -> str | None:
 
 
 def _live(sites: list, source: Source, pos: Callable) -> list:
-    """The sites (`pos`: site -> offset) in code the compiler instantiates; Python sources have no dead code."""
+    """The sites (`pos`: site -> offset) in code the compiler instantiates; Python sources have no dead code.
+    Dead code is the body of a function template (its head holds `template <`), so a site outside every template
+    is live: the dead code is looked for only when a site is in one."""
     if source.lang != "cuda" or not sites:      # no site, no need to know the dead code
+        return sites
+    code = scanner.code_view(source.text, "cuda")
+    if not any(diagnostics.in_template(code, pos(s)) for s in sites):
         return sites
     dead = scanner.dead_ranges(source.text)
     if not dead:
@@ -266,7 +271,6 @@ class _DeclaredNames:
         self.text = source.text     # (a use on a line with a string literal is no site: nvcc shows the literal)
         self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
-        self.dead = scanner.dead_ranges(source.text)
         self.taken = scanner.identifiers(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
 
@@ -278,9 +282,8 @@ class _DeclaredNames:
             # a misspelled name followed by `<` parses as a template-id ("x is not a template"): not this kind
             hit = self._uses[i] = [(name, at) for at in scanner.value_uses(code, name, pos + len(name), scanner.block_end(code, pos))
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
-                                   and not any(a <= at < b for a, b in self.dead)
                                    and diagnostics.in_function_body(code, at)
-                                   and not diagnostics.in_template(code, at)
+                                   and not diagnostics.in_template(code, at)    # (so not in dead code either)
                                    and '"' not in self.text[self.text.rfind("\n", 0, at):self.text.find("\n", at)]]
         return hit
 
@@ -344,7 +347,8 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
             continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
-    return [s[1:] for s in _live(sites, source, lambda s: s[0]) if _regular_recovery(code, s[1], s[2])]
+    # (recovery first: it rejects a site in a template, so _live need not look for dead code)
+    return [s[1:] for s in _live([s for s in sites if _regular_recovery(code, s[1], s[2])], source, lambda s: s[0])]
 
 
 _HEADER_MACROS = r"INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX"    # (math.h, limits.h)

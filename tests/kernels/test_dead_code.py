@@ -1,0 +1,49 @@
+"""Dead code (bodies of function templates nothing instantiates) lies inside templates, so the fault scanners may
+skip looking for it where no candidate site is in a template: `faults._live` then drops what the plain filter drops,
+and a use in dead code is one `in_template` rejects. Over styled renders of the catalog (styles rename helpers)."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from generator.catalog.tasks import all_tasks
+from generator.catalog.variants import variants_for
+from generator.kernels import diagnostics, faults, render, scanner
+from generator.kernels.style import draw_style
+
+
+def _renders(n: int) -> list:
+    rand, rng = random.Random(11), np.random.default_rng(11)
+    tasks = [t for t in all_tasks() if t.impl == "cuda"]
+    out = []
+    for task in rand.sample(tasks, n):
+        variant = rand.choice(variants_for(task.op, task.impl, task.dtype))
+        style = draw_style(rng, "cuda") if rand.random() < 0.7 else None
+        out.append(render(task, variant, variant.default_params(), style=style))
+    return out
+
+
+def test_dead_code_is_in_a_template_and_live_filters_as_the_plain_filter_does():
+    with_dead = 0
+    for source in _renders(60):
+        code = scanner.code_view(source.text, "cuda")
+        dead = scanner.dead_ranges(source.text)
+        with_dead += bool(dead)
+        for a, b in dead:
+            assert all(diagnostics.in_template(code, p) for p in range(a, b, 5)), (source.filename, a, b)
+        offsets = list(range(0, len(code), 11))
+        plain = [p for p in offsets if not any(a <= p < b for a, b in dead)]
+        assert faults._live(offsets, source, lambda p: p) == plain
+        outside = [p for p in offsets if not diagnostics.in_template(code, p)]     # the shortcut's own case
+        assert faults._live(outside, source, lambda p: p) == outside
+    assert with_dead >= 5           # the renders hold dead templates
+
+
+def test_in_template_is_the_test_of_every_enclosing_head():
+    for source in _renders(20):
+        code = scanner.code_view(source.text, "cuda")
+        opens = scanner.blocks(code)[0]
+        for pos in range(0, len(code), 13):
+            assert diagnostics.in_template(code, pos) == any(
+                scanner.TEMPLATE_HEAD.search(diagnostics._head(code, opens[i])) for i in scanner.enclosing(code, pos))

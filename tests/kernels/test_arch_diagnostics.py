@@ -35,6 +35,14 @@ def test_codegen_habits_are_read_from_the_text():
     assert record_arch.codegen("// #pragma unroll\n/* __restrict__ */ int x;") == (False, False)
 
 
+def test_the_committed_table_is_written_as_table_text_writes_it():
+    """Each message and each distinct output once, rows naming them: decoding and re-encoding gives the file's bytes
+    (a hand edit or a stale format fails here, before `--check` compiles anything)."""
+    version, table = record_arch.read_table()
+    assert len(set(table.values())) < len(table)      # outputs are shared: each is written once
+    assert record_arch.table_text(version, table) == record_arch.TABLE.read_text(encoding="utf-8")
+
+
 def test_every_gated_render_has_a_record():
     version, table = record_arch.read_table()
     assert version.startswith("Cuda compilation tools")

@@ -27,6 +27,15 @@ ELEMENT_BYTES = {"fp16": 2.0, "bf16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0,
 C_TYPES = {"fp16": "half", "bf16": "__nv_bfloat16", "fp32": "float", "fp8": "__nv_fp8_e4m3", "int8": "int8_t",
            "int4": "uint8_t", "fp4": "uint8_t"}
 _QUANTIZED = frozenset({"fp8", "int8", "int4", "fp4"})
+
+
+def act_dtype(dtype: str) -> str:
+    """The dtype of the activations beside `dtype` data (an `act` argument): bf16 beside fp8/fp4, fp16 beside
+    int8/int4, else the dtype itself."""
+    if dtype not in _QUANTIZED:
+        return dtype
+    return "bf16" if dtype in ("fp8", "fp4") else "fp16"
+
 A = 2.0  # bytes of an fp16/bf16 activation that accompanies quantized data
 
 Shape = dict[str, int]
@@ -81,8 +90,8 @@ class Op:
             return f"def {self.name}_kernel({', '.join(ptrs + scalars)}):"
         if impl != "cuda":
             raise ValueError(f"unknown impl {impl!r}")
-        act = C_TYPES[dtype] if dtype not in _QUANTIZED else ("__nv_bfloat16" if dtype in ("fp8", "fp4") else "half")
-        types = {"data": C_TYPES[dtype], "act": act, "f32": "float", "i32": "int32_t", "i64": "int64_t"}
+        types = {"data": C_TYPES[dtype], "act": C_TYPES[act_dtype(dtype)], "f32": "float", "i32": "int32_t",
+                 "i64": "int64_t"}
         params = []
         for a in self.args:
             direction, rest = a.split()
@@ -365,8 +374,10 @@ _op("moe_grouped_gemm", "moe", "gemm", BOTH, ("fp16", "bf16", "fp8"),
             (64, 256, 2816, 2048)),
     "Grouped GEMM over experts: each of E experts multiplies its M routed tokens by its own weight matrix "
     "(N x K), in one launch (Mixtral, DeepSeek-V3, Qwen-MoE shapes).",
-    "in a:act in b:data in expert_offsets:i32 out c:act",
-    lambda s, e: s["E"] * (s["M"] * s["K"] * max(e, 1) + s["N"] * s["K"] * e + s["M"] * s["N"] * A),
+    # fp8: e4m3 activations x e4m3 weights, bf16 out, as DeepSeek-V3 serves its experts (e4m3 weights, activations
+    # quantized to e4m3 at run time: https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md)
+    "in a:data in b:data in expert_offsets:i32 out c:act",
+    lambda s, e: s["E"] * (s["M"] * s["K"] * e + s["N"] * s["K"] * e + s["M"] * s["N"] * A),
     lambda s: 2 * s["E"] * s["M"] * s["N"] * s["K"],
     lambda s: {"M": s["M"], "N": s["N"], "K": s["K"], "G": s["E"]})
 

@@ -15,7 +15,7 @@ from generator.kernels import style as styling, templating
 from generator.kernels.style import Style
 from generator.kernels.templating import TEMPLATE_ROOT, TemplateError
 from generator.catalog.hardware import GPUS
-from generator.catalog.ops import OPS
+from generator.catalog.ops import OPS, act_dtype
 
 __all__ = ["Source", "Style", "TemplateError", "render", "full_params"]
 
@@ -94,6 +94,7 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
     else:
         values["TL_DTYPE"] = templating.TL_DTYPES[task.dtype]
         values["TL_SIG"] = templating.TL_SIGS[task.dtype]
+        values["TL_ACT"] = templating.TL_SIGS[act_dtype(task.dtype)]   # an `act` argument (ops.Op.args)
     names = tuple(variant.params)
     slots = frozenset(names) | {"TUNED_CONSTANTS"}
 
@@ -104,7 +105,7 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
     main = templating.load(main_path)
     snippet = None
     if "OP_SNIPPET" in main.lines_of:
-        snippet = templating.snippet_path(lang, variant.kernel_class, task.op, root)
+        snippet = templating.snippet_path(lang, variant.kernel_class, task.op, root, task.dtype)
         if snippet is None:
             raise TemplateError(f"{main.where('OP_SNIPPET')}: {{{{OP_SNIPPET}}}} used but neither "
                                 f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")

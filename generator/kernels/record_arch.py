@@ -116,32 +116,35 @@ _PTXAS_LINE = re.compile(r"ptxas \{ptx\}, line (\d+); (.*)")   # a recorded line
 
 def table_text(version: str, outputs: dict[tuple, str]) -> str:
     """The table file for {key: output} (read_table's inverse). ptxas repeats a few dozen messages over ~47K lines,
-    so each message is written once (`# message K: ...`) and an output is a JSON list of its lines: `[PTX line,
-    K]` for `ptxas {ptx}, line N; <message K>`, any other line as its text (the same bytes back, 1/15 the size)."""
+    and ~685 renders print ~145 distinct outputs, so each message is written once (`# message K: ...`) and each
+    output once (`# output K: ...`, a JSON list of its lines: `[PTX line, K]` for `ptxas {ptx}, line N; <message
+    K>`, any other line as its text); a row names its output's K (the same bytes back, 1/35 the size)."""
     messages: dict[str, int] = {}
+    distinct: dict[str, int] = {}
 
-    def encoded(out: str) -> list:
+    def encoded(out: str) -> str:
         lines = []
         for line in out.split("\n") if out else []:
             m = _PTXAS_LINE.fullmatch(line)
             lines.append([int(m.group(1)), messages.setdefault(m.group(2), len(messages))] if m else line)
-        return lines
+        return orjson.dumps(lines).decode()
 
-    rows = ["\t".join((*k[:4], str(int(k[4])), str(int(k[5])), k[6], orjson.dumps(encoded(outputs[k])).decode()))
-            for k in sorted(outputs)]
+    rows = ["\t".join((*k[:4], str(int(k[4])), str(int(k[5])), k[6],
+                       str(distinct.setdefault(encoded(outputs[k]), len(distinct))))) for k in sorted(outputs)]
     header = [f"# ptxas's output for arch-gated CUDA variants on targets without the feature (recorded by `{COMMAND}`;",
               "# an empty output: the render compiled, the catalog's gating is wrong for it)",
               f"# tool: {version}",
               *(f"# message {i}: {orjson.dumps(text).decode()}" for text, i in messages.items()),
-              "# op\tvariant\tdtype\tarch\tunroll\trestrict\tdigest\toutput (JSON list of lines: [PTX line, message] "
-              "is `ptxas {ptx}, line N; <message>`, {ptx} = the temporary PTX file)"]
+              *(f"# output {i}: {lines}" for lines, i in distinct.items()),
+              "# op\tvariant\tdtype\tarch\tunroll\trestrict\tdigest\toutput (K of `# output K`: a JSON list of lines, "
+              "[PTX line, message] is `ptxas {ptx}, line N; <message>`, {ptx} = the temporary PTX file)"]
     return "\n".join(header + rows) + "\n"
 
 
 @lru_cache(maxsize=1)
 def read_table(path: Path = TABLE) -> tuple[str, dict[tuple, str]]:
     """(recorded tool version, {key: output})."""
-    version, table, messages = "", {}, []
+    version, table, messages, outputs = "", {}, [], []
     if not path.is_file():
         return version, table
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -149,11 +152,12 @@ def read_table(path: Path = TABLE) -> tuple[str, dict[tuple, str]]:
             version = line[len("# tool: "):]
         elif line.startswith("# message "):
             messages.append(orjson.loads(line.split(": ", 1)[1]))
+        elif line.startswith("# output "):
+            outputs.append("\n".join(f"ptxas {PTX}, line {part[0]}; {messages[part[1]]}" if isinstance(part, list)
+                                     else part for part in orjson.loads(line.split(": ", 1)[1])))
         elif line and not line.startswith("#"):
             op, tag, dtype, arch, unroll, restrict, digest, out = line.split("\t")
-            table[(op, tag, dtype, arch, unroll == "1", restrict == "1", digest)] = "\n".join(
-                f"ptxas {PTX}, line {part[0]}; {messages[part[1]]}" if isinstance(part, list) else part
-                for part in orjson.loads(out))
+            table[(op, tag, dtype, arch, unroll == "1", restrict == "1", digest)] = outputs[int(out)]
     return version, table
 
 

@@ -136,10 +136,12 @@ def alternatives(path: Path) -> tuple[Path, ...]:
 
 
 @lru_cache(maxsize=None)
-def snippet_path(lang: str, kernel_class: str, op: str, root: Path = TEMPLATE_ROOT) -> Path | None:
-    """The op's snippet file, else `ops/_default`, else None (a template without {{OP_SNIPPET}} needs none)."""
+def snippet_path(lang: str, kernel_class: str, op: str, root: Path = TEMPLATE_ROOT,
+                 dtype: str | None = None) -> Path | None:
+    """The op's snippet for `dtype` (`ops/<op>.<dtype>`: an op whose data format changes the code, e.g. fp8
+    experts), else the op's snippet, else `ops/_default`, else None (a template without {{OP_SNIPPET}} needs none)."""
     ops_dir = root / lang / kernel_class / "ops"
-    for name in (op, "_default"):
+    for name in (f"{op}.{dtype}", op, "_default") if dtype else (op, "_default"):
         path = ops_dir / f"{name}{EXTENSIONS[lang][1]}"
         if path.is_file():
             return path

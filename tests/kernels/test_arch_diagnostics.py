@@ -35,6 +35,14 @@ def test_codegen_habits_are_read_from_the_text():
     assert record_arch.codegen("// #pragma unroll\n/* __restrict__ */ int x;") == (False, False)
 
 
+def test_the_committed_table_is_written_as_table_text_writes_it():
+    """Each message and each distinct output once, rows naming them: decoding and re-encoding gives the file's bytes
+    (a hand edit or a stale format fails here, before `--check` compiles anything)."""
+    version, table = record_arch.read_table()
+    assert len(set(table.values())) < len(table)      # outputs are shared: each is written once
+    assert record_arch.table_text(version, table) == record_arch.TABLE.read_text(encoding="utf-8")
+
+
 def test_every_gated_render_has_a_record():
     version, table = record_arch.read_table()
     assert version.startswith("Cuda compilation tools")
@@ -72,3 +80,28 @@ def test_recorded_outputs_are_what_ptxas_prints_for_styled_renders():
     outs = compilers.compile_cuda([s for s, _ in cases], modes=["alone"] * len(cases), jobs=2)
     for (src, exp), out in zip(cases, outs):
         assert normalize_block(feedback_text(None, exp)) == normalize_block(printed_block(out)), src.filename
+
+
+# The PTX instruction (or feature) ptxas names when a target lacks a hardware feature (hardware.FEATURES).
+FEATURE_PTX = {"wgmma": "wgmma", "tma": "cp.async.bulk", "fp8_mma": "FP8", "fp4_mma": "block scale",
+               "clusters": "cluster", "cp_async": "cp.async"}
+
+
+def test_every_record_is_a_refusal_of_what_the_catalog_gates():
+    """The committed table against the catalog, no compile: every record's (op, variant, dtype) is gated on every
+    GPU that reads it, and ptxas refused it naming each gated feature's instruction (an empty record is a render
+    that compiled: the catalog would claim arch_unsupported for code that builds)."""
+    from generator.catalog.variants import lacking, variant
+    from generator.catalog.ops import OPS
+
+    wrong = []
+    for (op, tag, dtype, arch, *_), out in record_arch.read_table()[1].items():
+        v = variant(OPS[op].kernel_class, tag, "cuda")
+        gpus = [g.name for g in GPUS.values() if record_arch.SAME_PTX.get(g.arch, g.arch) == arch]
+        for gpu in gpus:
+            gated = lacking(v, dtype, gpu)[1]
+            unnamed = [f for f in gated if FEATURE_PTX[f] not in out]
+            if not gated or not out or unnamed or "ptxas fatal" not in out:
+                wrong.append(f"{op}/{tag}/{dtype} on {gpu}: gated {sorted(gated)}, "
+                             f"{'empty' if not out else 'unnamed ' + str(unnamed)}")
+    assert not wrong, f"{len(wrong)} records disagree with the catalog: {sorted(set(wrong))[:8]}"

@@ -139,3 +139,25 @@ def test_prelude_and_constants():
         prelude("fp64")
     assert tuned_constants({"BLOCK_M": 64, "EVEN": True}, "cuda") == "#define BLOCK_M 64\n#define EVEN 1"
     assert tuned_constants({"BLOCK_M": 64, "EVEN": True}, "triton") == "BLOCK_M = 64\nEVEN = True"
+
+
+def test_a_dtype_snippet_makes_moe_fp8_e4m3_by_e4m3_as_its_signature_says():
+    """moe_grouped_gemm fp8 means one thing: e4m3 A and B, bf16 C (the signature), e4m3 tensor-core math in
+    CUDA (ops/moe_grouped_gemm.fp8.cuh) and Triton's pointer types; its 16-bit dtypes keep ops/moe_grouped_gemm."""
+    from generator.catalog.ops import OPS
+    from generator.catalog.tasks import make_task
+    from generator.catalog.variants import variant
+
+    op = OPS["moe_grouped_gemm"]
+    shape = op.shapes[0]
+    sig = op.signature("cuda", "fp8")
+    declared = dict((name, ctype) for ctype, name in re.findall(r"(\w+)\* __restrict__ (\w+)", sig))
+    assert (declared["a"], declared["b"], declared["c"]) == ("__nv_fp8_e4m3", "__nv_fp8_e4m3", "__nv_bfloat16")
+    cuda = render(make_task(op.name, "cuda", "h100", "fp8", shape), variant("gemm", "mma_sync", "cuda"), {}).text
+    for name in ("a", "b", "c"):
+        assert f"typedef {declared[name]} {name}_t;" in cuda
+    assert "m16n8k32.row.col.f32.e4m3.e4m3.f32" in cuda and "f16.f16" not in cuda
+    triton = render(make_task(op.name, "triton", "h100", "fp8", shape), variant("gemm", "pipelined", "triton"), {}).text
+    assert 'a_ptr: "*fp8e4nv", b_ptr: "*fp8e4nv"' in triton and 'c_ptr: "*bf16"' in triton
+    half = render(make_task(op.name, "cuda", "h100", "fp16", shape), variant("gemm", "mma_sync", "cuda"), {}).text
+    assert "e4m3.e4m3" not in half and "m16n8k16.row.col.f32.f16.f16.f32" in half

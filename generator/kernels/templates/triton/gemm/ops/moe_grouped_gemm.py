@@ -2,7 +2,7 @@
 def {{KERNEL_NAME}}_kernel(
     a_ptr: "*{{TL_SIG}}", b_ptr: "*{{TL_SIG}}", expert_offsets_ptr: "*i32",
     M: tl.int32, N: tl.int32, K: tl.int32, stride_am: tl.int32, stride_bn: tl.int32, stride_be: tl.int32,
-    c_ptr: "*{{TL_SIG}}", stride_cm: tl.int32,
+    c_ptr: "*{{TL_ACT}}", stride_cm: tl.int32,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
     SPLIT_K: tl.constexpr,
 ):

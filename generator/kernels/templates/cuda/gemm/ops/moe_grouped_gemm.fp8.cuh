@@ -1,0 +1,49 @@
+// MoE grouped GEMM on fp8 experts (DeepSeek-V3 style): expert e multiplies its routed e4m3 rows
+// A[expert_offsets[e] .. expert_offsets[e+1]) (at most M of them) by its own e4m3 weights B[e] (N x K, nn.Linear
+// layout), fp32 accumulation, bf16 output; one launch, grid.z = expert. A scalar scale per tensor or expert
+// commutes with the product: the caller applies it to C.
+typedef __nv_fp8_e4m3 a_t;
+typedef __nv_fp8_e4m3 b_t;
+typedef __nv_bfloat16 c_t;
+typedef float mma_acc_t;
+inline constexpr int A_BITS = 8;
+inline constexpr int B_BITS = 8;
+inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
+constexpr int GROUPS = {{SHAPE_E}};
+
+struct Operands { const a_t* a; const b_t* b; const int* expert_offsets; c_t* c; };
+struct Group { const a_t* a; const b_t* b; c_t* c; int rows; };
+__device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
+  const int first = op.expert_offsets[g];
+  const int rows = min(M, op.expert_offsets[g + 1] - first);
+  return {op.a + (int64_t)first * K, op.b + (int64_t)g * N * K, op.c + (int64_t)first * N, rows};
+}
+
+__device__ __forceinline__ float load_a(const Operands& op, const Group& g, int m, int k, int K) {
+  return float(g.a[(int64_t)m * K + k]);
+}
+__device__ __forceinline__ float load_b(const Operands& op, const Group& g, int n, int k, int K) {
+  return float(g.b[(int64_t)n * K + k]);
+}
+__device__ __forceinline__ void store_c(const Operands& op, const Group& g, int m, int n, int N, float acc) {
+  g.c[(int64_t)m * N + n] = __float2bfloat16_rn(acc);
+}
+
+// Tensor cores, one m16n8k32 e4m3 step (sm_89+). `row` is this thread's B row at the step's first byte.
+__device__ __forceinline__ void b_frag(uint32_t b[2], const uint8_t* row, int lane, const Operands& op,
+                                       const Group& g, int n, int k) {
+  b[0] = *reinterpret_cast<const uint32_t*>(row + 4 * (lane % 4));
+  b[1] = *reinterpret_cast<const uint32_t*>(row + 16 + 4 * (lane % 4));
+}
+__device__ __forceinline__ void mma(float d[4], const uint32_t a[4], const uint32_t b[2], const Operands& op,
+                                    const Group& g, int m, int n, int k, int lane) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Dequantizing path (fp16 mma.sync where e4m3 mma is missing): elements of a staged row; no K-varying scales.
+__device__ __forceinline__ float decode_a(const uint8_t* row, int k) { return float(reinterpret_cast<const a_t*>(row)[k]); }
+__device__ __forceinline__ float decode_b(const uint8_t* row, int k) { return float(reinterpret_cast<const b_t*>(row)[k]); }
+__device__ __forceinline__ float a_k_scale(const Operands& op, const Group& g, int m, int k) { return 1.f; }
+__device__ __forceinline__ float b_k_scale(const Operands& op, const Group& g, int n, int k) { return 1.f; }

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from generator.check import parquetcheck, shardfiles, viewcheck
 from generator.check.validate import validate_paths
@@ -41,7 +40,6 @@ def findings(folder: Path, jobs: int) -> list[tuple[str, int | None, str, str]]:
             for f in validate_paths([folder], jobs=jobs).findings]
 
 
-@pytest.mark.e2e
 def test_findings_from_worker_processes_are_one_processs_in_its_order(generated, tmp_path, monkeypatch):
     folder = tmp_path / "kernelinfer"
     shutil.copytree(generated("kernelinfer"), folder)

@@ -58,11 +58,14 @@ def make_folder():
 
 
 def pytest_collection_modifyitems(config, items):
-    """`slow` tests run only when a `-m` expression names them: any other `-m` (the inner loop's "not compiler")
-    replaces pyproject's `-m 'not slow'`, and would otherwise bring the large corpora back in."""
-    if "slow" in config.getoption("markexpr"):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    """An `-m` of one's own (the inner loop's `-m "not compiler"`) replaces pyproject's `-m 'not slow'`; unless it
+    names them, it then leaves out the `slow` corpora and the `e2e` process runs. The default suite (pyproject's
+    expression, `make test`) runs the `e2e` tests: they check what only whole processes show; the code they reach
+    is also run by quick tests in this process."""
+    expr, addopts = config.getoption("markexpr"), config.getini("addopts")
+    left = {"slow"} if expr == addopts[addopts.index("-m") + 1] else {"slow", "e2e"}
+    left = {name for name in left if name not in expr}
+    out = [item for item in items if any(item.get_closest_marker(name) for name in left)]
+    if out:
+        config.hook.pytest_deselected(items=out)
+        items[:] = [item for item in items if item not in out]

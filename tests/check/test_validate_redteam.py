@@ -203,6 +203,7 @@ def _peak_rss_kb(args: list[str], patch: str = "") -> int:
 POOL = "v.PARALLEL_MIN_BYTES = 1\nv.MIN_CHUNK_BYTES = 4 << 10\nv.CHUNK_BYTES = 4 << 10"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("fmt, jobs, patch", [("text", 1, ""), ("json", 2, POOL)])
 def test_findings_are_streamed_not_held(tmp_path, fmt, jobs, patch):
     """16 times more blank lines, scanned in this process (text findings) and over a pool of chunks (JSON

@@ -74,6 +74,7 @@ def test_load_dataset(folder, streaming, tmp_path):
         assert sessions.num_rows == SESSIONS
 
 
+@pytest.mark.e2e
 def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, generated, tmp_path):
     two = tmp_path / "two"
     assert main(["kernelinfer", "--out", str(two), "--seed", "5", "--sessions", str(SESSIONS),
@@ -84,6 +85,7 @@ def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, generated,
     assert (other / "sessions.jsonl").read_bytes()[:5000] != files(folder)["sessions.jsonl"][:5000]
 
 
+@pytest.mark.e2e
 def test_rerun_reuses_shards(folder, capsys):
     before = (folder / "batches/batch_001.jsonl").stat().st_ino
     assert main(["kernelinfer", "--out", str(folder), "--seed", "5", "--sessions", str(SESSIONS),

@@ -52,6 +52,7 @@ def test_every_config_loads(folder, tmp_path):
     assert sum(1 for _ in hold) == HOLDOUT
 
 
+@pytest.mark.e2e
 def test_same_bytes_any_num_proc(folder, tmp_path):
     """Every file, the configs' and views' Parquet shards included, is the same with 1 or 2 processes."""
     two = tmp_path / "two"

@@ -47,6 +47,7 @@ def scale(out: Path, *extra: str) -> int:
                  "--holdout", str(HOLDOUT), "--workers", "1", *extra])
 
 
+@pytest.mark.e2e
 def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
     pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
     assert scale(tmp_path / "ray", "--engine", "ray") == 0      # a one-CPU instance: its worker makes both shards
@@ -164,6 +165,7 @@ def _without_data_bytes(extra_files):
     return patched
 
 
+@pytest.mark.e2e
 def test_a_remote_outputs_parquet_checks_in_worker_processes_say_the_same(capsys, monkeypatch):
     """The remote final step's Parquet checks in worker processes (each source's files copied in before its
     process starts) give the findings one process gives, in the same order; none is read in this process."""

@@ -117,6 +117,7 @@ def finish(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, err
 
 
+@pytest.mark.e2e
 def test_interrupted_reruns_never_leave_the_user_without_a_complete_folder(tmp_path):
     """SIGINT and SIGKILL at random moments of reruns (some of which must regenerate a shard): `--out` is always
     the old complete folder or the new one, and the final folder is byte-identical to an uninterrupted run."""

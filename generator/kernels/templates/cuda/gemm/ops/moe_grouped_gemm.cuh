@@ -1,14 +1,12 @@
 // MoE grouped GEMM: expert e multiplies its routed rows A[expert_offsets[e] .. expert_offsets[e+1]) (at
 // most M of them) by its own weights B[e] (N x K, nn.Linear layout); one launch, grid.z = expert.
-// Activations are 16-bit (fp16 when the weights are fp8); weights are widened to them in registers.
-template <class T, bool NARROW = (sizeof(T) == 1)> struct Activation { typedef T type; };
-template <class T> struct Activation<T, true> { typedef half type; };
-typedef Activation<scalar_t>::type a_t;
+// fp32 accumulation; fp8 experts have their own snippet (moe_grouped_gemm.fp8.cuh).
+typedef scalar_t a_t;
 typedef scalar_t b_t;
-typedef a_t c_t;
+typedef scalar_t c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 16;
-inline constexpr int B_BITS = 8 * sizeof(b_t);
+inline constexpr int B_BITS = 16;
 inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = {{SHAPE_E}};
 
@@ -30,19 +28,11 @@ __device__ __forceinline__ void store_c(const Operands& op, const Group& g, int 
   g.c[(int64_t)m * N + n] = c_t(acc);
 }
 
-// Tensor cores, one m16n8k16 step: k = 2t, 2t+1 and 2t+8, 2t+9 are B elements 2t.. and 2t+8.. of this
-// thread's row, widened to the activation type.
-__device__ __forceinline__ uint32_t widen2(const uint8_t* p) {
-  const b_t* w = reinterpret_cast<const b_t*>(p);
-  union { a_t h[2]; uint32_t u; } pair;
-  pair.h[0] = a_t(static_cast<float>(w[0]));
-  pair.h[1] = a_t(static_cast<float>(w[1]));
-  return pair.u;
-}
+// Tensor cores, one m16n8k16 step. `row` is this thread's B row (n) of its expert at the step's first byte.
 __device__ __forceinline__ void b_frag(uint32_t b[2], const uint8_t* row, int lane, const Operands& op,
                                        const Group& g, int n, int k) {
-  b[0] = widen2(row + 2 * (lane % 4) * sizeof(b_t));
-  b[1] = widen2(row + (8 + 2 * (lane % 4)) * sizeof(b_t));
+  b[0] = *reinterpret_cast<const uint32_t*>(row + 4 * (lane % 4));
+  b[1] = *reinterpret_cast<const uint32_t*>(row + 16 + 4 * (lane % 4));
 }
 __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2], half) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -58,13 +48,3 @@ __device__ __forceinline__ void mma(float d[4], const uint32_t a[4], const uint3
                                     const Group& g, int m, int n, int k, int lane) {
   mma_16816(d, a, b, a_t());
 }
-
-// Dequantizing path (fp8 experts on GPUs without e4m3 mma): elements of a staged row; no K-varying scales.
-__device__ __forceinline__ float decode_a(const uint8_t* row, int k) {
-  return static_cast<float>(reinterpret_cast<const a_t*>(row)[k]);
-}
-__device__ __forceinline__ float decode_b(const uint8_t* row, int k) {
-  return static_cast<float>(reinterpret_cast<const b_t*>(row)[k]);
-}
-__device__ __forceinline__ float a_k_scale(const Operands& op, const Group& g, int m, int k) { return 1.f; }
-__device__ __forceinline__ float b_k_scale(const Operands& op, const Group& g, int n, int k) { return 1.f; }

@@ -14,6 +14,7 @@ from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
+from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
 
 CHECKS = CheckSet("kernelswarm")
@@ -283,6 +284,15 @@ def _link_problem(m: dict, target: dict) -> str | None:
     return None
 
 
+@CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "
+              "output (a failed review sends the candidate back unbuilt)")
+def _review_quotes(row):
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "review" and TOOL_TEXT.search(m["content"]):
+            return f"message {i}: review quotes tool output of a build that never ran: {m['content']!r}"
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -294,7 +304,7 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality)
+              _physics, _arch_gating, _causality, _review_quotes)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -359,6 +369,9 @@ def row_checks_pass(row) -> bool:
                 tries[m["agent"]] += 1
             elif kind == "status":
                 if _status_problem(m, tries, kept):
+                    return False
+            elif kind == "review":
+                if TOOL_TEXT.search(m["content"]):
                     return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner:

@@ -30,6 +30,7 @@ from operator import itemgetter
 import numpy as np
 
 from generator.sim import clock, rewards
+from generator.kernelswarm import review
 from generator.sim.feedback import result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog.ops import shape_label
@@ -505,7 +506,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     if caught:
         why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
                f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
-               else f"will not compile: {cand.expected.message}")
+               else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
         if cand.expected.kind == "arch_unsupported":

@@ -13,6 +13,7 @@ import re
 from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
+from generator.sim.clock import machine_range
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
 from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
@@ -36,6 +37,8 @@ _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
+_BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
+_CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(a, b, abs_tol=this)
 
 
@@ -293,6 +296,32 @@ def _review_quotes(row):
     return None
 
 
+@CHECKS.check("build_time", "a result comes its build's machine seconds after its candidate (or the review that "
+              "cleared it): within what `clock.machine_range` allows for its language, source length and status")
+def _build_time(row):
+    msgs = row["messages"]
+    cleared: dict[int, float] = {}      # candidate index -> when a review cleared it
+    for i, m in enumerate(msgs):
+        if m["kind"] == "review":
+            cleared[m["ref"]] = m["t"]
+        elif m["kind"] == "result":
+            problem = _build_problem(row["impl"], msgs, m, cleared)
+            if problem:
+                return f"message {i}: {problem}"
+    return None
+
+
+def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, float]) -> str | None:
+    """What is wrong with the time result `m` took after its candidate (or the review that cleared it), if anything."""
+    candidate = msgs[m["ref"]]
+    took = m["t"] - max(candidate["t"], cleared.get(m["ref"], 0.0))
+    lines = candidate["content"].count("\n") + 1
+    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]))
+    if lo - _CLOCK_ATOL <= took <= hi + _CLOCK_ATOL:
+        return None
+    return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -304,7 +333,7 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality, _review_quotes)
+              _physics, _arch_gating, _causality, _review_quotes, _build_time)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -331,6 +360,7 @@ def row_checks_pass(row) -> bool:
     shared, owner, last = baseline, None, msgs[0]["t"]
     verdict = None
     built: set[int] = set()
+    cleared: dict[int, float] = {}
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
         if now < last or _ref_problem(msgs, i, m):
@@ -339,7 +369,7 @@ def row_checks_pass(row) -> bool:
         if role == "env":
             kind = m["kind"]
             if kind == "result":
-                if m["ref"] in built:
+                if m["ref"] in built or _build_problem(row["impl"], msgs, m, cleared):
                     return False
                 built.add(m["ref"])
                 status, ms = m["status"], m["time_ms"]
@@ -373,6 +403,7 @@ def row_checks_pass(row) -> bool:
             elif kind == "review":
                 if TOOL_TEXT.search(m["content"]):
                     return False
+                cleared[m["ref"]] = now
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner:
                     return False

@@ -101,6 +101,7 @@ class _Episode:
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
         self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
         self.exhausted = False               # every configuration of every legal variant has been sent
+        self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -153,7 +154,9 @@ class _Episode:
     def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
         """The env builds and runs a written candidate, after anything said about it since; the result's reward
         waits for the round."""
-        agent.t = max(agent.t, self.now) + machine
+        start = max(agent.t, self.now)
+        agent.t = start + machine
+        self.builds.append((start, agent.t))
         status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.expected.status
         env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
                "to": agent.id, "variant": outcome.tag, "status": status, "time_ms": outcome.time_ms,
@@ -602,6 +605,17 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     }
 
 
+def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Overlapping (start, end) spans merged, in order."""
+    out: list[list[float]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(start, end) for start, end in out]
+
+
 def _link(messages: list[dict]) -> None:
     """Each `ref` (the message it answers, as built) becomes that message's index in the final order."""
     position = {id(m): i for i, m in enumerate(messages)}
@@ -611,15 +625,26 @@ def _link(messages: list[dict]) -> None:
 
 
 def _fit_clock(ep: _Episode) -> None:
-    """Scale the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
-    long a campaign runs), keeping the order of events; 0.1 s resolution."""
+    """Stretch the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
+    long a campaign runs), keeping the order of events; 0.1 s resolution. Only time when no build runs is
+    stretched: a compile and benchmark lasts its machine seconds (`clock.step_draws`), as in kernelinfer."""
     total = ep.messages[-1]["t"]
     hours = _clip(float(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal())),
                   HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02)
-    scale = 3600 * hours / total
-    previous = 0.0
+    busy = _union(ep.builds)
+    busy_s = sum(end - start for start, end in busy)
+    # the idle time's factor; a team whose builds alone fill the horizon (none in the default folders) keeps
+    # a tenth of its idle time
+    scale = max(3600 * hours - busy_s, 0.1 * (total - busy_s)) / (total - busy_s)
+    previous = covered = 0.0        # `covered`: busy seconds before the current message
+    k = 0
     for m in ep.messages:
-        x = m["t"] * scale
+        raw = m["t"]
+        while k < len(busy) and busy[k][1] <= raw:
+            covered += busy[k][1] - busy[k][0]
+            k += 1
+        inside = raw - busy[k][0] if k < len(busy) and busy[k][0] < raw else 0.0
+        x = raw * scale + (covered + inside) * (1 - scale)
         x10 = x * 10
         tenths = round(x10)
         # round(x, 1), which rounds x's exact value: the same float as tenths / 10 unless x10 (rounded once)

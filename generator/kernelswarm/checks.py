@@ -14,6 +14,7 @@ from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
+from generator.catalog.calibration import noise_bound
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
 from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
@@ -39,6 +40,7 @@ _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
+_REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
 _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(a, b, abs_tol=this)
 
 
@@ -322,6 +324,29 @@ def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, floa
     return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"
 
 
+@CHECKS.check("rebench_noise", "a verifier's rerun differs from the reported time by no more than re-measuring the same "
+              "source can (calibration.noise_bound), and its percentage is that difference")
+def _rebench_noise(row):
+    for i, m in enumerate(row["messages"]):
+        problem = m["kind"] == "verify" and _rebench_problem(m)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _rebench_problem(m: dict) -> str | None:
+    said = _REBENCH.search(m["content"])
+    if said is None:
+        return None
+    reported, rerun, percent = float(said[1]), float(said[2]), float(said[3])
+    change = rerun / reported - 1
+    if abs(change) > noise_bound(reported) + 1e-4:
+        return f"rerun {rerun} ms vs {reported} ms reported: {100 * change:+.2f}%, beyond the noise ({100 * noise_bound(reported):.2f}%)"
+    if abs(100 * change - percent) > 0.06:
+        return f"says {percent:+.1f}%, but {rerun} / {reported} is {100 * change:+.2f}%"
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -333,7 +358,8 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality, _review_quotes, _build_time)
+              _physics, _arch_gating, _causality, _review_quotes, _build_time,
+              _rebench_noise)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -404,6 +430,9 @@ def row_checks_pass(row) -> bool:
                 if TOOL_TEXT.search(m["content"]):
                     return False
                 cleared[m["ref"]] = now
+            elif kind == "verify":
+                if _rebench_problem(m):
+                    return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner:
                     return False

@@ -13,7 +13,10 @@ import re
 from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
+from generator.sim.clock import machine_range
+from generator.catalog.calibration import noise_bound
 from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
+from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
 
 CHECKS = CheckSet("kernelswarm")
@@ -35,6 +38,9 @@ _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
+_BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
+_CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
+_REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
 _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(a, b, abs_tol=this)
 
 
@@ -283,6 +289,64 @@ def _link_problem(m: dict, target: dict) -> str | None:
     return None
 
 
+@CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "
+              "output (a failed review sends the candidate back unbuilt)")
+def _review_quotes(row):
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "review" and TOOL_TEXT.search(m["content"]):
+            return f"message {i}: review quotes tool output of a build that never ran: {m['content']!r}"
+    return None
+
+
+@CHECKS.check("build_time", "a result comes its build's machine seconds after its candidate (or the review that "
+              "cleared it): within what `clock.machine_range` allows for its language, source length and status")
+def _build_time(row):
+    msgs = row["messages"]
+    cleared: dict[int, float] = {}      # candidate index -> when a review cleared it
+    for i, m in enumerate(msgs):
+        if m["kind"] == "review":
+            cleared[m["ref"]] = m["t"]
+        elif m["kind"] == "result":
+            problem = _build_problem(row["impl"], msgs, m, cleared)
+            if problem:
+                return f"message {i}: {problem}"
+    return None
+
+
+def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, float]) -> str | None:
+    """What is wrong with the time result `m` took after its candidate (or the review that cleared it), if anything."""
+    candidate = msgs[m["ref"]]
+    took = m["t"] - max(candidate["t"], cleared.get(m["ref"], 0.0))
+    lines = candidate["content"].count("\n") + 1
+    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]))
+    if lo - _CLOCK_ATOL <= took <= hi + _CLOCK_ATOL:
+        return None
+    return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"
+
+
+@CHECKS.check("rebench_noise", "a verifier's rerun differs from the reported time by no more than re-measuring the same "
+              "source can (calibration.noise_bound), and its percentage is that difference")
+def _rebench_noise(row):
+    for i, m in enumerate(row["messages"]):
+        problem = m["kind"] == "verify" and _rebench_problem(m)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _rebench_problem(m: dict) -> str | None:
+    said = _REBENCH.search(m["content"])
+    if said is None:
+        return None
+    reported, rerun, percent = float(said[1]), float(said[2]), float(said[3])
+    change = rerun / reported - 1
+    if abs(change) > noise_bound(reported) + 1e-4:
+        return f"rerun {rerun} ms vs {reported} ms reported: {100 * change:+.2f}%, beyond the noise ({100 * noise_bound(reported):.2f}%)"
+    if abs(100 * change - percent) > 0.06:
+        return f"says {percent:+.1f}%, but {rerun} / {reported} is {100 * change:+.2f}%"
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -294,7 +358,8 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality)
+              _physics, _arch_gating, _causality, _review_quotes, _build_time,
+              _rebench_noise)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -321,6 +386,7 @@ def row_checks_pass(row) -> bool:
     shared, owner, last = baseline, None, msgs[0]["t"]
     verdict = None
     built: set[int] = set()
+    cleared: dict[int, float] = {}
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
         if now < last or _ref_problem(msgs, i, m):
@@ -329,7 +395,7 @@ def row_checks_pass(row) -> bool:
         if role == "env":
             kind = m["kind"]
             if kind == "result":
-                if m["ref"] in built:
+                if m["ref"] in built or _build_problem(row["impl"], msgs, m, cleared):
                     return False
                 built.add(m["ref"])
                 status, ms = m["status"], m["time_ms"]
@@ -359,6 +425,13 @@ def row_checks_pass(row) -> bool:
                 tries[m["agent"]] += 1
             elif kind == "status":
                 if _status_problem(m, tries, kept):
+                    return False
+            elif kind == "review":
+                if TOOL_TEXT.search(m["content"]):
+                    return False
+                cleared[m["ref"]] = now
+            elif kind == "verify":
+                if _rebench_problem(m):
                     return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner:

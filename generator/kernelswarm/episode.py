@@ -30,8 +30,10 @@ from operator import itemgetter
 import numpy as np
 
 from generator.sim import clock, rewards
+from generator.kernelswarm import review
 from generator.sim.feedback import result_line
 from generator.kernels.style import Style, draw_style
+from generator.catalog import calibration
 from generator.catalog.ops import shape_label
 from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
 
@@ -100,6 +102,7 @@ class _Episode:
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
         self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
         self.exhausted = False               # every configuration of every legal variant has been sent
+        self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -152,7 +155,9 @@ class _Episode:
     def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
         """The env builds and runs a written candidate, after anything said about it since; the result's reward
         waits for the round."""
-        agent.t = max(agent.t, self.now) + machine
+        start = max(agent.t, self.now)
+        agent.t = start + machine
+        self.builds.append((start, agent.t))
         status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.expected.status
         env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
                "to": agent.id, "variant": outcome.tag, "status": status, "time_ms": outcome.time_ms,
@@ -505,7 +510,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     if caught:
         why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
                f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
-               else f"will not compile: {cand.expected.message}")
+               else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
         if cand.expected.kind == "arch_unsupported":
@@ -571,9 +576,9 @@ def _campaign(ep: _Episode) -> None:
     ep.leaderboard()
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:3]
     for w in ranked:
-        drift = float(ep.rng.normal(0, 0.6))
+        rerun = rebench(w.best.time_ms, float(ep.rng.standard_normal()))
         ep.say(verifier, "verify", f"rebench {w.id}: {w.best.tag} {w.best.time_ms:.5g} ms reported, "
-               f"{w.best.time_ms * (1 + drift / 100):.5g} ms on rerun ({drift:+.1f}%), correctness pass",
+               f"{rerun:.5g} ms on rerun ({100 * (rerun / w.best.time_ms - 1):+.1f}%), correctness pass",
                to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms, ref=w.best_result)
     ep.merge()
     ep.verdict()
@@ -601,6 +606,25 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     }
 
 
+def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Overlapping (start, end) spans merged, in order."""
+    out: list[list[float]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(start, end) for start, end in out]
+
+
+def rebench(time_ms: float, z: float) -> float:
+    """A verifier's re-measurement of a kernel reported at `time_ms` (`z` a standard normal deviate): a second
+    median of 100 runs, so it differs from the first by the two measurements' noise (`calibration.noise_sigma`,
+    sqrt(2) of it; deviates clipped at NOISE_CLIP as the workbench clips them)."""
+    z = min(calibration.NOISE_CLIP, max(-calibration.NOISE_CLIP, z))
+    return time_ms * math.exp(math.sqrt(2) * calibration.noise_sigma(time_ms) * z)
+
+
 def _link(messages: list[dict]) -> None:
     """Each `ref` (the message it answers, as built) becomes that message's index in the final order."""
     position = {id(m): i for i, m in enumerate(messages)}
@@ -610,15 +634,26 @@ def _link(messages: list[dict]) -> None:
 
 
 def _fit_clock(ep: _Episode) -> None:
-    """Scale the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
-    long a campaign runs), keeping the order of events; 0.1 s resolution."""
+    """Stretch the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
+    long a campaign runs), keeping the order of events; 0.1 s resolution. Only time when no build runs is
+    stretched: a compile and benchmark lasts its machine seconds (`clock.step_draws`), as in kernelinfer."""
     total = ep.messages[-1]["t"]
     hours = _clip(float(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal())),
                   HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02)
-    scale = 3600 * hours / total
-    previous = 0.0
+    busy = _union(ep.builds)
+    busy_s = sum(end - start for start, end in busy)
+    # the idle time's factor; a team whose builds alone fill the horizon (none in the default folders) keeps
+    # a tenth of its idle time
+    scale = max(3600 * hours - busy_s, 0.1 * (total - busy_s)) / (total - busy_s)
+    previous = covered = 0.0        # `covered`: busy seconds before the current message
+    k = 0
     for m in ep.messages:
-        x = m["t"] * scale
+        raw = m["t"]
+        while k < len(busy) and busy[k][1] <= raw:
+            covered += busy[k][1] - busy[k][0]
+            k += 1
+        inside = raw - busy[k][0] if k < len(busy) and busy[k][0] < raw else 0.0
+        x = raw * scale + (covered + inside) * (1 - scale)
         x10 = x * 10
         tenths = round(x10)
         # round(x, 1), which rounds x's exact value: the same float as tenths / 10 unless x10 (rounded once)

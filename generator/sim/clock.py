@@ -47,6 +47,16 @@ def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int
     return log_think, machine
 
 
+def machine_range(impl: str, source_lines: int, status: str) -> tuple[float, float]:
+    """The least and most machine seconds `step_draws` gives a step of this language, source length and status
+    (the QA's bound on how long a build and run took)."""
+    compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
+    if status == "compile_error":
+        return 0.8 * compile_s * COMPILE_ERROR_FRACTION, 1.2 * compile_s * COMPILE_ERROR_FRACTION
+    lo, hi = 0.8 * compile_s + CHECK_S, 1.2 * compile_s + CHECK_S
+    return (lo + 0.8 * BENCH_S, hi + 1.2 * BENCH_S) if status == "ok" else (lo, hi)
+
+
 def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
     """One step's (think, machine) seconds, drawn as `step_draws` draws them: think time lognormal around its
     kind's median and elastic (what `schedule` scales), machine time fixed. A plain pair, positional arguments:

@@ -1,0 +1,38 @@
+"""What a reviewer who catches an editing mistake says about it: in its own words, from the source it read.
+
+Why: a review judges a candidate before the env builds it, and a failed review sends it back unbuilt, so no
+compiler ever ran on it. Quoting the diagnostic the compiler would have printed (`x.cu(264): error: expected a
+";"`, Triton's `at 35:44:`) claims a build that never happened; the reviewer names the faulty line and what is
+wrong with it instead. `TOOL_TEXT` is what such a quote looks like (the QA's `review_quotes` rule).
+"""
+from __future__ import annotations
+
+import re
+
+from generator.kernels.faults import Expected
+
+# nvcc's `file(line): error:`, ptxas's `ptxas error`/`ptxas fatal`, Triton's `at L:C:` and exception reprs
+TOOL_TEXT = re.compile(r"\(\d+\): (?:error|warning)|\bptxas (?:error|fatal)|\bat \d+:\d+:|CompilationError|"
+                       r"NameError\(|\d+ errors? detected")
+_NAME = re.compile(r'"(\w+)"')
+_TRITON_NAME = re.compile(r"NameError\('(\w+) is not defined'\)")
+
+
+def finding(expected: Expected, source: str) -> str:
+    """The reviewer's account of the mistake `expected` describes (the fault the env would hit) in `source`."""
+    kind, line = expected.kind, expected.line
+    if kind == "undefined_identifier":
+        return f"line {line} uses {_NAME.search(expected.message)[1]}, which is declared nowhere"
+    if kind == "missing_semicolon":     # nvcc names the next token's line; the statement before it lacks the ';'
+        lines = source.splitlines()
+        before = next(i for i in range(line - 1, 0, -1) if lines[i - 1].strip())
+        return f"line {before} lacks its closing ';'"
+    if kind == "type_mismatch":
+        return f"line {line} mixes types that do not convert"
+    if kind == "wrong_template_arg":
+        return f"line {line} passes template arguments no instance of the template takes"
+    if kind == "triton_compilation_error":
+        name = _TRITON_NAME.search(expected.context)
+        return (f"the kernel uses {name[1]}, which it never defines" if name
+                else "a tl.arange range is not a power of 2")
+    return f"a {kind.replace('_', ' ')} in the edit"

@@ -298,6 +298,18 @@ def _review_quotes(row):
     return None
 
 
+@CHECKS.check("fix_resends", "no agent sends the very code of its own previous candidate: a fix changes the broken "
+              "lines (the same code builds to the same result)")
+def _fix_resends(row):
+    last: dict[str, str] = {}
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "candidate":
+            if last.get(m["agent"]) == m["content"]:
+                return f"message {i}: {m['agent']} resends the code of its previous candidate"
+            last[m["agent"]] = m["content"]
+    return None
+
+
 @CHECKS.check("build_time", "a result comes its build's machine seconds after its candidate (or the review that "
               "cleared it): within what `clock.machine_range` allows for its language, source length and status")
 def _build_time(row):
@@ -358,8 +370,8 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality, _review_quotes, _build_time,
-              _rebench_noise)
+              _physics, _arch_gating, _causality, _review_quotes, _fix_resends,
+              _build_time, _rebench_noise)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -387,6 +399,7 @@ def row_checks_pass(row) -> bool:
     verdict = None
     built: set[int] = set()
     cleared: dict[int, float] = {}
+    code: dict[str, str] = {}       # each agent's latest candidate
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
         if now < last or _ref_problem(msgs, i, m):
@@ -423,6 +436,9 @@ def row_checks_pass(row) -> bool:
             kind = m["kind"]
             if kind == "candidate":
                 tries[m["agent"]] += 1
+                if code.get(m["agent"]) == m["content"]:
+                    return False
+                code[m["agent"]] = m["content"]
             elif kind == "status":
                 if _status_problem(m, tries, kept):
                     return False

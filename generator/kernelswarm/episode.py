@@ -59,6 +59,7 @@ class Agent:
     best_result: dict | None = None  # the env result message of `best`
     last_result: dict | None = None  # the env result message of the agent's latest candidate
     style: Style | None = None       # how this agent writes code, the whole episode
+    last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -146,6 +147,11 @@ class _Episode:
         if outcome is None:
             outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
                                      tune=kind == "tune", style=agent.style)
+            if kind == "fix" and outcome.source.text == agent.last_code:
+                # the same mistake drawn again would be the broken code resent, and the same code builds to the same
+                # result: the fix is clean
+                outcome = self.wb.submit(tag, params, self.rng, fault=False, style=agent.style)
+        agent.last_code = outcome.source.text
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1

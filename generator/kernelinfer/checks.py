@@ -145,9 +145,10 @@ def _arch_gating(row):
                 return f"step {t['step']}: ok {t['tag']} needs {sorted(missing)} absent on {row['gpu']}"
 
 
-@CHECKS.check("fix_follows_error", "a fix step follows a failed step and resubmits its variant and params")
+@CHECKS.check("fix_follows_error", "a fix step follows a failed step, resubmits its variant and params, and changes "
+              "its code (the same code would build to the same result)")
 def _fix(row):
-    trace = row["trace"]
+    trace, messages = row["trace"], row["messages"]
     for i, t in enumerate(trace):
         if t["kind"] == "fix":
             prev = trace[i - 1] if i else None
@@ -155,6 +156,8 @@ def _fix(row):
                 return f"step {t['step']}: fix without a preceding failure"
             if (prev["tag"], prev["params"]) != (t["tag"], t["params"]):
                 return f"step {t['step']}: fix changes variant or params"
+            if messages[2 * i + 2]["content"] == messages[2 * i]["content"]:
+                return f"step {t['step']}: fix resends the broken code unchanged"
 
 
 @CHECKS.check("assistant_code_only", "assistant turns are kernel source only: no markdown fences, a kernel entry")
@@ -199,6 +202,7 @@ def _session_checks_pass(row) -> bool:
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return False
     roof, lacks = row["roofline_ms"], gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
+    messages = row["messages"]      # step s's source is messages[2 * s]
     running, n_ok, prev = float("inf"), 0, None
     for step, t in enumerate(trace, 1):
         time, ok = t["time_ms"], t["status"] == "ok"
@@ -214,7 +218,8 @@ def _session_checks_pass(row) -> bool:
             if improved:
                 running = time
         if t["kind"] == "fix" and (prev is None or prev["status"] == "ok"
-                                   or (prev["tag"], prev["params"]) != (t["tag"], t["params"])):
+                                   or (prev["tag"], prev["params"]) != (t["tag"], t["params"])
+                                   or messages[2 * step]["content"] == messages[2 * step - 2]["content"]):
             return False
         prev = t
     best = row["best"]

@@ -87,8 +87,9 @@ class _Engineer:
         return len(self.steps) >= self.budget
 
     # -------------------------------------------------------------- submitting
-    def _submit(self, tag: str, kind: str, params: dict, *, fault: bool) -> Outcome:
-        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, tune=kind == "tune")
+    def _submit(self, tag: str, kind: str, params: dict, *, fault: bool, replaces: str | None = None) -> Outcome:
+        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, tune=kind == "tune",
+                             replaces=replaces)
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
@@ -114,7 +115,7 @@ class _Engineer:
         out = self._submit(tag, kind, params,
                            fault=self.rng.random() < (P_TUNE_FAULT if kind == "tune" else self.p_fault))
         while out.expected.kind in EDIT_FAULTS and not self.full:
-            out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX)
+            out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
         return out
 
     def _revert(self) -> None:

@@ -146,11 +146,8 @@ class _Episode:
         run will take, the candidate message)."""
         if outcome is None:
             outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
-                                     tune=kind == "tune", style=agent.style)
-            if kind == "fix" and outcome.source.text == agent.last_code:
-                # the same mistake drawn again would be the broken code resent, and the same code builds to the same
-                # result: the fix is clean
-                outcome = self.wb.submit(tag, params, self.rng, fault=False, style=agent.style)
+                                     tune=kind == "tune", style=agent.style,
+                                     replaces=agent.last_code if kind == "fix" else None)
         agent.last_code = outcome.source.text
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
         agent.t = max(agent.t, self.now) + think

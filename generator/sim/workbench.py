@@ -155,16 +155,18 @@ class Workbench:
         return hit
 
     def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
-               p_wrong: float = 0.17, tune: bool = False, style: Style | None = None) -> Outcome:
+               p_wrong: float = 0.17, tune: bool = False, style: Style | None = None,
+               replaces: str | None = None) -> Outcome:
         """Build and run one candidate written in `style` (default: the bench's); with `fault`, the author's edit
         carries a mistake (when one fits), made in the styled text: a `tune` edit (constants only) only one its new
-        values cause (TUNE_FAULTS), never a typo."""
+        values cause (TUNE_FAULTS), never a typo. `replaces`: the broken source a fix replaces; a mistake that would
+        give it back is not made (the same code would build to the same result: a fix changes the broken lines)."""
         style = style or self.style
         source, expected, model = self._clean(tag, params, style)
         lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))
         if fault and expected.status == "ok":
             edited = self._edit_mistake(tag, source, rng, p_wrong, tune, style, lines)
-            if edited is not None:
+            if edited is not None and edited[0].text != replaces:
                 source, expected, lines = edited
         time_ms = None
         if expected.status == "ok":

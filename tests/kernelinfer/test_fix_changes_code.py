@@ -1,0 +1,46 @@
+"""A fix step changes the broken code: a fix that drew the very same editing mistake again resent its parent's
+source unchanged (9 fix steps in 8 of 300 sessions of a 300-session folder), with the same compile error, or a
+different wrong-result report for the same code. The workbench now never makes a mistake that gives back the
+source a fix replaces; the `fix_follows_error` rule reports a fix that resends its parent's code."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from generator.check import semantic
+from generator.kernelinfer.checks import CHECKS
+from generator.kernelinfer.dataset import rows_for_shard
+
+RESENT = {15: "swa_decode_cuda_rtx_5090_fp16_1980e33f", 146: "paged_kv_copy_cuda_h200_bf16_ad6081ee"}  # seed 0, 300
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    wanted = []
+    for shard in sorted({i // 100 for i in RESENT}):
+        wanted += [row for i, row in enumerate(rows_for_shard(0, 300, 195, shard), 100 * shard) if i in RESENT]
+    assert [r["session_id"] for r in wanted] == list(RESENT.values())
+    return wanted
+
+
+def _fixes(row):
+    return [i for i, t in enumerate(row["trace"]) if t["kind"] == "fix"]
+
+
+def test_every_fix_of_the_sessions_that_resent_their_code_changes_it(rows):
+    for row in rows:
+        fixes = _fixes(row)
+        assert fixes, row["session_id"]
+        for i in fixes:
+            assert row["messages"][2 * i + 2]["content"] != row["messages"][2 * i]["content"], (row["session_id"], i)
+        assert not [p for p in semantic.check("session", row) if p.startswith("fix_follows_error: ")]
+
+
+def test_the_rule_reports_a_fix_that_resends_its_parent(rows):
+    row = copy.deepcopy(rows[0])
+    i = _fixes(row)[0]
+    row["messages"][2 * i + 2]["content"] = row["messages"][2 * i]["content"]      # plant: the broken code again
+    found = [p for p in semantic.check("session", row) if p.startswith("fix_follows_error: ")]
+    assert found and "resends the broken code unchanged" in found[0], found
+    assert not CHECKS.shortcut_fn.fn(row)       # the validator's shortcut does not vouch for it either

@@ -65,7 +65,8 @@ class _Engineer:
         self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
         self.tried: set[tuple] = set()
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
-        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
+        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
+                                               # (the engineer read why: wb.over_limit)
         self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
         self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
@@ -97,7 +98,7 @@ class _Engineer:
         time_ms = out.time_ms
         if time_ms is None:
             expected = out.expected
-            if expected.status == "launch_error":
+            if expected.status == "launch_error" or expected.kind == "triton_dot_shape":
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:

@@ -32,6 +32,9 @@ P_REVERT = 0.08         # chance to go back to the best source after a >3 % regr
 P_ARCH_MISTAKE = 0.5    # chance to try one variant the GPU cannot run (where one exists)
 P_SKIP_IDEA = 0.12      # chance to not think of a structural variant
 P_EXPLORE = 0.25        # chance a tuning step works on a runner-up variant rather than the best
+# Failures a smaller configuration does not cure: an edit's own mistake (fixed instead), a dot shape Triton refuses
+# (its K block is already the smallest; the refused K blocks are skipped from then on: wb.over_limit).
+NO_BACK_OFF = EDIT_FAULTS | {"triton_dot_shape"}
 
 SYSTEM_PROMPT = (
     "You are a GPU kernel engineer optimizing one inference kernel for one GPU. Each turn, reply with the "
@@ -65,7 +68,8 @@ class _Engineer:
         self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
         self.tried: set[tuple] = set()
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
-        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit (the engineer read why)
+        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
+                                               # (the engineer read why: wb.over_limit)
         self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
         self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
@@ -98,7 +102,7 @@ class _Engineer:
         time_ms = out.time_ms
         if time_ms is None:
             expected = out.expected
-            if expected.status == "launch_error":
+            if expected.status == "launch_error" or expected.kind == "triton_dot_shape":
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
@@ -141,7 +145,7 @@ class _Engineer:
             if v.level > 0 and self.rng.random() < P_SKIP_IDEA:
                 continue                       # an idea this engineer does not have
             out = self._step(v.tag, "new_variant", defaults)
-            if out.status != "ok" and out.expected.kind not in EDIT_FAULTS:
+            if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
                 self._back_off(v.tag, defaults)    # launch limit at the defaults
 
     def _learn_arch(self, variant) -> None:
@@ -253,7 +257,7 @@ class _Engineer:
             tag, params, kind = move
             out = self._step(tag, kind, params)
             since = 0 if self.best is not before else since + 1
-            if out.status != "ok" and out.expected.kind not in EDIT_FAULTS:
+            if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
                 self._back_off(tag, params)
             elif (out.status == "ok" and out.time_ms > 1.03 * self.best.time_ms and not self.full
                   and self.rng.random() < P_REVERT):

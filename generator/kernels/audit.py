@@ -24,7 +24,7 @@ import numpy as np
 import orjson
 
 from generator.kernels import Source, TemplateError
-from generator.kernels import compilers, record_arch
+from generator.kernels import compilers, record_arch, triton_dot
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
 from generator.catalog.hardware import GPUS
@@ -53,6 +53,7 @@ _KIND_PATTERNS = (
     ("static_smem_overflow", r"uses too much shared data"),
     ("arch_unsupported", r"not supported on \.target|requires \.target sm_|cannot be compiled for architecture"),
     ("triton_fp8_unsupported", r"fp8e4nv not supported in this architecture"),
+    ("triton_dot_shape", r"Input shapes should have M >= \d+, N >= \d+ and K >= \d+"),
     ("triton_compilation_error", r"^at \d+:\d+:"),
     ("triton_out_of_resources", r"OutOfResources|out of resource: shared memory"),
     ("dyn_smem_over_cap", r"CUDA error: "),
@@ -187,6 +188,11 @@ def _legal_params(variant, task, gpu, rng, *, want_fail: bool):
     return None
 
 
+def _small_dot(variant, dtype: str) -> bool:
+    """Whether some configuration of the variant is an 8-bit `tl.dot` Triton refuses (triton_dot)."""
+    return "BLOCK_K" in variant.params and triton_dot.refuses(dtype, {"BLOCK_K": min(variant.params["BLOCK_K"])})
+
+
 def catalog_candidates(n: int, seed: int) -> list[Candidate]:
     """A stratified sample: strata (op, impl, arch, outcome kind), visited kind by kind, wide coverage first."""
 
@@ -210,6 +216,8 @@ def catalog_candidates(n: int, seed: int) -> list[Candidate]:
                     kinds = ["triton_fp8_unsupported"]
             else:
                 kinds += list(TEXT_KINDS[impl]) + ["dyn_smem_over_cap" if impl == "cuda" else "triton_out_of_resources"]
+                if impl == "triton" and _small_dot(v, task.dtype):
+                    kinds.append("triton_dot_shape")
             for kind in kinds:
                 strata.setdefault(kind, []).append((task, v, gpu))
     for items in strata.values():
@@ -250,6 +258,8 @@ def _make(task, v, gpu, kind, rng, render, inject, expect_clean, index) -> Candi
         params = _legal_params(v, task, gpu, rng, want_fail=want_fail)
     if params is None:
         return None
+    if kind == "triton_dot_shape":    # the smallest K block of the grid, the rest as sampled
+        params = {**params, "BLOCK_K": min(v.params["BLOCK_K"])}
     try:   # in a sampled engineer's style, as the datasets write every candidate
         source = render(task, v, params, style=draw_style(rng, task.impl))
     except TemplateError as exc:
@@ -293,8 +303,9 @@ def expected_from_feedback(status: str, text: str) -> Expected:
     if m.group(1):
         after = text[m.end():].splitlines()
         last = next((x for x in reversed(after) if x.strip()), "")
-        return Expected(status, diagnostic_kind(last) if "fp8e4nv" in last else "triton_compilation_error",
-                        "triton", None, m.group(1), last)
+        kind = diagnostic_kind(last)
+        return Expected(status, kind if kind in ("triton_fp8_unsupported", "triton_dot_shape")
+                        else "triton_compilation_error", "triton", None, m.group(1), last)
     if m.group(2) or "OutOfResources" in line:
         kind = "triton_out_of_resources" if "OutOfResources" in line else "dyn_smem_over_cap"
         return Expected(status, kind, "runtime", None, line, text)

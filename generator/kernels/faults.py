@@ -6,7 +6,8 @@ Two ways a candidate fails:
   pick a kind that has one).
 - `expect_clean(source, task, variant, params)` says what an *unedited* render does on its GPU: ok, or an
   outcome of the choice itself (`OUTCOME_KINDS`: an arch-gated instruction on a GPU without it, dynamic shared
-  memory over the per-block cap, Triton shared memory over the hardware limit, fp8 on cc 80/86).
+  memory over the per-block cap, Triton shared memory over the hardware limit, fp8 on cc 80/86, an 8-bit
+  `tl.dot` with BLOCK_K < 32: triton_dot).
 The predicted texts were fixed by experiment with nvcc 13.0 and Triton 3.9 (`audit-compile` re-checks them).
 Line numbers are 1-based in the shown source; Triton's `at L:C:` counts the `def` line as 1 (col 0-based).
 """
@@ -21,17 +22,17 @@ from itertools import accumulate
 from typing import Callable
 
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, diagnostics, full_params, record_arch, record_diagnostics, scanner
+from generator.kernels import Source, diagnostics, full_params, record_arch, record_diagnostics, scanner, triton_dot
 from generator.catalog.variants import lacking, launch_limits
 
 FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
-    "static_smem_overflow", "triton_compilation_error", "triton_fp8_unsupported",
+    "static_smem_overflow", "triton_compilation_error", "triton_fp8_unsupported", "triton_dot_shape",
     "dyn_smem_over_cap", "triton_out_of_resources",
     "missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction",
 )
 WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
-OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources")
+OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources", "triton_dot_shape")
 TEXT_KINDS = {
     "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
              "static_smem_overflow") + WRONG_RESULT_KINDS,
@@ -1255,6 +1256,10 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                 return _triton_error(source, "triton_fp8_unsupported", source.text, kernels[0][1], kernels[0][1],
                                      f'ValueError("{_FP8_REFUSED}")')
         full = full_params(variant, params)
+        if triton_dot.refuses(task.dtype, full):
+            dot = _first_dot(source)
+            if dot:
+                return _triton_error(source, "triton_dot_shape", source.text, *dot, triton_dot.REFUSAL)
         reason = launch_limits(variant, full, gpu, task.dtype, task)
         if reason and "shared memory" in reason:
             return Expected("launch_error", "triton_out_of_resources", "runtime", None,
@@ -1275,6 +1280,16 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
                "too many resources requested for launch" if "register" in reason else "invalid argument")
         return Expected("launch_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
+
+
+def _first_dot(source: Source) -> tuple[int, int] | None:
+    """(offset of the kernel's `def`, offset of its first `tl.dot`) where Triton reports a refused dot shape."""
+    code = scanner.code_view(source.text, "triton")
+    for _name, start, end in triton_kernels(source):
+        m = triton_dot.DOT_CALL.search(code, start, end)
+        if m:
+            return start, m.start()
+    return None
 
 
 def _static_over_limit(source: Source, smem: int) -> Expected:

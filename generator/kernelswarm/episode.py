@@ -101,7 +101,8 @@ class _Episode:
         # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
-        self.launch_failed: set[str] = set()  # variants refused at launch: the team has read which limit they hit
+        self.launch_failed: set[str] = set()  # variants refused at launch or for a dot shape: the team has read
+                                              # which limit they hit (wb.over_limit)
         self.exhausted = False               # every configuration of every legal variant has been sent
         self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
 
@@ -189,6 +190,8 @@ class _Episode:
                     if outcome.expected.kind not in EDIT_FAULTS:
                         self.refusals.append(outcome)
                         self.launch_failed.add(outcome.tag)
+                elif outcome.expected.kind == "triton_dot_shape":   # the team read which K blocks Triton refuses
+                    self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
                     if time_ms < self.best_ms:

@@ -15,7 +15,7 @@ import numpy as np
 from generator.catalog import calibration, perf
 from generator.sim import feedback
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, Style, render
+from generator.kernels import Source, Style, render, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
@@ -125,12 +125,15 @@ class Workbench:
         return out
 
     def over_limit(self, tag: str, items: tuple) -> bool:
-        """Whether the configuration (params as an items tuple) hits a launch limit on this GPU: what an engineer
-        who has read a launch refusal of this variant can tell before sending another configuration of it."""
+        """Whether the configuration (params as an items tuple) hits a launch limit on this GPU, or a dot shape
+        Triton refuses (triton_dot): what an engineer who has read such a refusal of this variant can tell
+        before sending another configuration of it."""
         hit = self._limits.get((tag, items))
         if hit is None:
-            hit = self._limits[tag, items] = launch_limits(self.by_tag[tag], dict(items), self.gpu, self.task.dtype,
-                                                           self.task) is not None
+            params = dict(items)
+            hit = self._limits[tag, items] = (
+                launch_limits(self.by_tag[tag], params, self.gpu, self.task.dtype, self.task) is not None
+                or self.task.impl == "triton" and triton_dot.refuses(self.task.dtype, params))
         return hit
 
     def model_ms(self, tag: str, params: dict) -> float | None:

@@ -404,19 +404,19 @@ _v("elementwise", "cuda", 1, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": _NT
 _v("elementwise", "cuda", 2, "grid_stride", {"VEC": (8, 4, 2), "NUM_THREADS": (256, 128, 512), "UNROLL": (4, 1, 2, 8)},
    mem=0.93, comp=0.7, threads=_nthreads, regs=lambda p, e, d: 24 + 2 * p["VEC"] * p["UNROLL"])
 _v("elementwise", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.55, comp=0.4, threads=lambda p: 128)
-_v("elementwise", "triton", 1, "blocked", {"BLOCK_SIZE": (1024, 512, 2048, 4096), "NUM_WARPS": (4, 8, 2)},
+_v("elementwise", "triton", 1, "blocked", {"BLOCK_SIZE": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)},
    mem=0.9, comp=0.6, threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_SIZE"] // _warps(p) * 2)
 
 # ----------------------------------------------------------------------------------------------------- gather
-_v("gather", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.4, comp=0.5, threads=_nthreads)
-_v("gather", "cuda", 1, "warp_per_row", {"NUM_WARPS": (4, 8, 2)}, mem=0.62, comp=0.5, threads=_warps)
-_v("gather", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8, 2)}, mem=0.88, comp=0.6,
+_v("gather", "cuda", 0, "naive", {"NUM_THREADS": (256, 128, 512, 64)}, mem=0.4, comp=0.5, threads=_nthreads)
+_v("gather", "cuda", 1, "warp_per_row", {"NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.62, comp=0.5, threads=_warps)
+_v("gather", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 1), "NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.88, comp=0.6,
    threads=_warps, regs=lambda p, e, d: 24 + 2 * p["VEC"])
 _v("gather", "cuda", 3, "tma_bulk", {"ROWS_PER_BLOCK": (4, 8, 16, 2), "NUM_STAGES": (2, 3, 4)}, mem=0.94, comp=0.6,
    requires=("tma",), threads=lambda p: 128,
    smem=lambda p, e, d: p["NUM_STAGES"] * p["ROWS_PER_BLOCK"] * d["C"] * e)
 _v("gather", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.45, comp=0.4, threads=lambda p: 128)
-_v("gather", "triton", 1, "blocked", {"BLOCK_C": (1024, 512, 2048, 4096), "NUM_WARPS": (4, 8, 2)}, mem=0.88, comp=0.6,
+_v("gather", "triton", 1, "blocked", {"BLOCK_C": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.88, comp=0.6,
    threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_C"] // _warps(p))
 
 # ---------------------------------------------------------------------------------------------------- sampler
@@ -436,10 +436,10 @@ _v("sampler", "triton", 2, "split_row", {"BLOCK_V": (4096, 2048, 8192), "NUM_WAR
    mem=0.86, comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
 
 # ------------------------------------------------------------------------------------------------------- scan
-_v("scan", "cuda", 0, "naive", {"NUM_THREADS": (128, 256)}, mem=0.4, comp=0.2, threads=_nthreads)
-_v("scan", "cuda", 1, "warp_shuffle", {"NUM_WARPS": (4, 8)}, mem=0.6, comp=0.4, threads=_warps,
+_v("scan", "cuda", 0, "naive", {"NUM_THREADS": (128, 256, 64, 512)}, mem=0.4, comp=0.2, threads=_nthreads)
+_v("scan", "cuda", 1, "warp_shuffle", {"NUM_WARPS": (4, 8, 2, 16, 1)}, mem=0.6, comp=0.4, threads=_warps,
    regs=lambda p, e, d: 32 + 2 * d["N"])
-_v("scan", "cuda", 2, "vectorized", {"VEC": (4, 8, 2), "NUM_WARPS": (4, 8)}, mem=0.85, comp=0.5, threads=_warps,
+_v("scan", "cuda", 2, "vectorized", {"VEC": (4, 8, 2, 1), "NUM_WARPS": (4, 8, 2, 16, 1)}, mem=0.85, comp=0.5, threads=_warps,
    regs=lambda p, e, d: 32 + 2 * d["N"] + 2 * p["VEC"])
 _v("scan", "cuda", 3, "chunked_scan", {"CHUNK": (128, 64, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8, 2)},
    mem=0.88, comp=0.75, ops=("mamba_scan",), threads=_warps,
@@ -450,7 +450,7 @@ _v("scan", "cuda", 4, "cp_async_pipeline", {"CHUNK": (128, 64, 256, 512), "NUM_W
    smem=lambda p, e, d: p["NUM_STAGES"] * p["CHUNK"] * (2 * d["N"] * e + 8) * 8,
    regs=lambda p, e, d: 32 + 2 * d["N"] + 4 * p["VEC"])
 _v("scan", "triton", 0, "naive", {"BLOCK_D": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
-_v("scan", "triton", 1, "blocked", {"BLOCK_D": (64, 128, 32, 256), "NUM_WARPS": (4, 8, 2)}, mem=0.82, comp=0.5,
+_v("scan", "triton", 1, "blocked", {"BLOCK_D": (64, 128, 32, 256, 16, 512), "NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.82, comp=0.5,
    threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_D"] * d["N"] // _warps(p))
 _v("scan", "triton", 2, "chunked_scan", {"BLOCK_D": (64, 128, 32), "CHUNK": (64, 128, 256), "NUM_WARPS": (4, 8)},
    mem=0.86, comp=0.7, ops=("mamba_scan",), threads=_warps,
@@ -459,7 +459,7 @@ _v("scan", "triton", 2, "chunked_scan", {"BLOCK_D": (64, 128, 32), "CHUNK": (64,
 
 # ------------------------------------------------------------------------------------------------------- conv
 _v("conv", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.4, comp=0.35, threads=_nthreads)
-_v("conv", "cuda", 1, "smem_tiled", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 8)},
+_v("conv", "cuda", 1, "smem_tiled", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 8, 2)},
    mem=0.7, comp=0.75, static=True, threads=_warps,
    smem=lambda p, e, d: (p["BLOCK_M"] + p["BLOCK_N"]) * min(d["C"] * d["TAPS"], 32) * e + d["TAPS"] * p["BLOCK_N"] * e)
 _v("conv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": (128, 256, 512)}, mem=0.9, comp=0.6,

@@ -63,5 +63,6 @@ def test_the_episode_that_showed_it_reruns_within_the_noise():
     from generator.kernelswarm.plan import episode
 
     row = episode(0, 300, 100, 196)
-    assert row["episode_id"] == "moe_scatter_rtx_a6000_T=256,K=8,H=7168,E=256_campaign_44"
+    # the same task and scenario (its message count, the id's last part, moved with 0.6.1's wider gather grids)
+    assert row["episode_id"].startswith("moe_scatter_rtx_a6000_T=256,K=8,H=7168,E=256_campaign_")
     assert [m for m in semantic.check("episode", row) if m.startswith("rebench_noise")] == []

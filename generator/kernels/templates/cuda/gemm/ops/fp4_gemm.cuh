@@ -1,8 +1,8 @@
 // NVFP4 GEMM: e2m1 A[M, K] and B[N, K] packed two per byte (low nibble = even k), one ue4m3 scale per
-// 16 elements along K (a_scale[M, K/16], b_scale[N, K/16]), fp32 accumulation, fp16 output.
+// 16 elements along K (a_scale[M, K/16], b_scale[N, K/16]), fp32 accumulation, bf16 output.
 typedef uint8_t a_t;
 typedef uint8_t b_t;
-typedef half c_t;
+typedef __nv_bfloat16 c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 4;
 inline constexpr int B_BITS = 4;
@@ -34,7 +34,7 @@ __device__ __forceinline__ float load_b(const Operands& op, const Group& g, int 
   return fp4_at(g.b, op.b_scale, n, k, K);
 }
 __device__ __forceinline__ void store_c(const Operands& op, const Group& g, int m, int n, int N, float acc) {
-  g.c[(int64_t)m * N + n] = __float2half_rn(acc);
+  g.c[(int64_t)m * N + n] = __float2bfloat16_rn(acc);
 }
 
 // Tensor cores (sm_120a): block-scaled m16n8k64, 32 bytes of K per step. Lanes with lane%4 < 2 supply the

@@ -3,7 +3,7 @@
 // accumulators with their scales applied.
 typedef __nv_fp8_e4m3 a_t;
 typedef __nv_fp8_e4m3 b_t;
-typedef half c_t;
+typedef __nv_bfloat16 c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 8;
 inline constexpr int B_BITS = 8;
@@ -24,7 +24,7 @@ __device__ __forceinline__ float load_b(const Operands& op, const Group& g, int 
   return float(g.b[(int64_t)n * K + k]) * op.b_scale[(int64_t)(n / SCALE_BLOCK) * g.k_blocks + k / SCALE_BLOCK];
 }
 __device__ __forceinline__ void store_c(const Operands& op, const Group& g, int m, int n, int N, float acc) {
-  g.c[(int64_t)m * N + n] = __float2half_rn(acc);
+  g.c[(int64_t)m * N + n] = __float2bfloat16_rn(acc);
 }
 // Scale of the partial product of row m, column n over the 128-deep K block holding k.
 __device__ __forceinline__ float k_block_scale(const Operands& op, const Group& g, int m, int n, int k) {

@@ -1,7 +1,7 @@
-// FP8 GEMM: e4m3 A[M, K] x e4m3 B[N, K] with per-tensor scales, fp32 accumulation, 16-bit output.
+// FP8 GEMM: e4m3 A[M, K] x e4m3 B[N, K] with per-tensor scales, fp32 accumulation, bf16 output.
 typedef __nv_fp8_e4m3 a_t;
 typedef __nv_fp8_e4m3 b_t;
-typedef half c_t;
+typedef __nv_bfloat16 c_t;
 typedef float mma_acc_t;
 inline constexpr int A_BITS = 8;
 inline constexpr int B_BITS = 8;
@@ -19,7 +19,7 @@ __device__ __forceinline__ float load_b(const Operands& op, const Group& g, int 
   return float(g.b[(int64_t)n * K + k]);
 }
 __device__ __forceinline__ void store_c(const Operands& op, const Group& g, int m, int n, int N, float acc) {
-  g.c[(int64_t)m * N + n] = __float2half_rn(acc * (op.a_scale[0] * op.b_scale[0]));
+  g.c[(int64_t)m * N + n] = __float2bfloat16_rn(acc * (op.a_scale[0] * op.b_scale[0]));
 }
 
 // Tensor cores, one m16n8k32 e4m3 step (sm_89+). `row` is this thread's B row at the step's first byte.

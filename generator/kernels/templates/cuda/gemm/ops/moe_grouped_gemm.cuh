@@ -1,6 +1,6 @@
 // MoE grouped GEMM: expert e multiplies its routed rows A[expert_offsets[e] .. expert_offsets[e+1]) (at
 // most M of them) by its own weights B[e] (N x K, nn.Linear layout); one launch, grid.z = expert.
-// fp32 accumulation; fp8 experts have their own snippet (moe_grouped_gemm.fp8.cuh).
+// fp32 accumulation.
 typedef scalar_t a_t;
 typedef scalar_t b_t;
 typedef scalar_t c_t;

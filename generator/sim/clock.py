@@ -37,24 +37,25 @@ def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int
     compile by language and size, check/bench by status. The log becomes seconds in `schedule`, for all steps on
     one array (a np.exp call per step costs more than the rest of the step's draw; the values are the same)."""
     log_think = math.log(think_median_s(kind, source_lines)) + THINK_SIGMA * rng.standard_normal()
-    compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
-    compile_s *= 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
-    if status == "compile_error":
-        return log_think, compile_s * COMPILE_ERROR_FRACTION
-    machine = compile_s + CHECK_S
-    if status == "ok":
-        machine += BENCH_S * (0.8 + 0.4 * rng.random())
-    return log_think, machine
+    compile_factor = 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
+    bench_factor = 0.8 + 0.4 * rng.random() if status == "ok" else 0.0
+    return log_think, _machine_s(impl, source_lines, status, compile_factor, bench_factor)
 
 
 def machine_range(impl: str, source_lines: int, status: str) -> tuple[float, float]:
     """The least and most machine seconds `step_draws` gives a step of this language, source length and status
-    (the QA's bound on how long a build and run took)."""
-    compile_s = COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines
+    (the QA's bound on how long a build and run took): the same formula at its factors' ends."""
+    return (_machine_s(impl, source_lines, status, 0.8, 0.8), _machine_s(impl, source_lines, status, 1.2, 1.2))
+
+
+def _machine_s(impl: str, source_lines: int, status: str, compile_factor: float, bench_factor: float) -> float:
+    """Machine seconds of a step whose compile and benchmark take these factors of their nominal times: a
+    failing compile stops early; a compiled kernel is checked; a correct one is benchmarked."""
+    compile_s = (COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines) * compile_factor
     if status == "compile_error":
-        return 0.8 * compile_s * COMPILE_ERROR_FRACTION, 1.2 * compile_s * COMPILE_ERROR_FRACTION
-    lo, hi = 0.8 * compile_s + CHECK_S, 1.2 * compile_s + CHECK_S
-    return (lo + 0.8 * BENCH_S, hi + 1.2 * BENCH_S) if status == "ok" else (lo, hi)
+        return compile_s * COMPILE_ERROR_FRACTION
+    machine = compile_s + CHECK_S
+    return machine + BENCH_S * bench_factor if status == "ok" else machine
 
 
 def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:

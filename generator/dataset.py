@@ -81,7 +81,7 @@ class Dataset:
     sft_snippet: str                # the card's chat-format example
     builder_name: str               # the `datasets` builder class (generator/<name>/builder.py, repo-root <name>.py)
     checks: CheckSet                # QA checks over rows (the writer per batch, the validator per row)
-    rows_for_shard: Callable[[int, int, int, int], Iterable[dict]]   # (seed, rows, holdout, shard)
+    rows_for_shard: Callable[..., Iterable[dict]]   # (seed, rows, holdout, shard, shard_size=SHARD_SIZE)
     holdout_rows: Callable[[int, int, int], list[dict]]              # (seed, rows, holdout)
     shard_stats: Callable[[list[dict]], dict]
     combine_stats: Callable[..., dict]

@@ -3,7 +3,7 @@ and the uploader: one place to read what lives where."""
 from __future__ import annotations
 
 SHARD_DIR = "batches"               # batches/batch_NNN.jsonl: the main config's files
-SHARD_SIZE = 100                    # rows per shard
+SHARD_SIZE = 100                    # rows per shard, unless a run says otherwise (--shard-size)
 SHARD_PATTERN = f"{SHARD_DIR}/*.jsonl"
 HOLDOUT_FILE = "tasks_holdout.jsonl"
 HOLDOUT_CONFIG = "holdout"
@@ -24,13 +24,14 @@ def by_shard_index(items, key=str) -> list:
     return sorted(items, key=lambda item: (len(key(item)), key(item)))
 
 
-def num_shards(rows: int) -> int:
-    return -(-rows // SHARD_SIZE)
+def num_shards(rows: int, shard_size: int = SHARD_SIZE) -> int:
+    return -(-rows // shard_size)
 
 
-def shard_range(shard: int, rows: int) -> range:
-    """Row indices of shard `shard` in a run of `rows` rows."""
-    return range(shard * SHARD_SIZE, min((shard + 1) * SHARD_SIZE, rows))
+def shard_range(shard: int, rows: int, shard_size: int = SHARD_SIZE) -> range:
+    """Row indices of shard `shard` in a run of `rows` rows, `shard_size` per shard (a row's content depends on
+    its index only: the shard size changes the files, not the rows)."""
+    return range(shard * shard_size, min((shard + 1) * shard_size, rows))
 
 
 def view_pattern(config: str, split: str | None = None) -> str:

@@ -355,8 +355,16 @@ def _stats_counts(stats: dict, target: _Target, rows: dict[Path, int]) -> list[P
     want = {"shards": len(shards), "holdout_tasks": rows.get(holdout, 0)}
     if target.row_schema in ROW_COUNT_KEYS:
         want[ROW_COUNT_KEYS[target.row_schema]] = sum(rows.get(p, 0) for p in shards)
-    return [Problem("stats_mismatch", f"{key} is {stats.get(key)!r} but the folder holds {n}")
-            for key, n in want.items() if stats.get(key) != n]
+    problems = [Problem("stats_mismatch", f"{key} is {stats.get(key)!r} but the folder holds {n}")
+                for key, n in want.items() if stats.get(key) != n]
+    size = stats["generator"].get("shard_size")            # the card's "N rows each"
+    if size is not None:
+        problems += [Problem("stats_mismatch", f"generator.shard_size is {size} but {p.name} holds {rows.get(p, 0)} rows")
+                     for p in shards[:-1] if rows.get(p, 0) != size]
+        if shards and not 0 < rows.get(shards[-1], 0) <= size:
+            problems.append(Problem("stats_mismatch", f"generator.shard_size is {size} but the last shard "
+                                    f"{shards[-1].name} holds {rows.get(shards[-1], 0)} rows"))
+    return problems
 
 
 def _merged_difference(merged: Path, shards: tuple[Path, ...]) -> tuple[int, str] | None:

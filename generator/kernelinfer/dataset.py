@@ -12,7 +12,7 @@ from generator.dataset import Dataset, view
 from generator.kernelinfer import stats, step_rewards
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
-from generator.layout import shard_range
+from generator.layout import SHARD_SIZE, shard_range
 from generator.catalog import engineers
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import holdout_row
@@ -29,11 +29,11 @@ def split(seed: int, sessions: int, holdout: int):
     return split_tasks(seed, sessions, holdout, stream=STREAM, benchmark_size=BENCHMARK_SIZE)
 
 
-def rows_for_shard(seed: int, sessions: int, holdout: int, shard: int):
+def rows_for_shard(seed: int, sessions: int, holdout: int, shard: int, shard_size: int = SHARD_SIZE):
     """Rows of one shard: session i is simulated for training task i with row i's own generator; its id names
     the engineer when the task has several."""
     s = split(seed, sessions, holdout)
-    for i in shard_range(shard, sessions):
+    for i in shard_range(shard, sessions, shard_size):
         row = simulate_session(s.train[i], rng_for(seed, STREAM, i))
         row["session_id"] += engineers.suffix(s.engineers[i])
         yield row

@@ -8,16 +8,16 @@ from generator.dataset import Dataset, view
 from generator.kernelswarm import stats, transition_rule
 from generator.kernelswarm.checks import CHECKS
 from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
-from generator.layout import shard_range
+from generator.layout import SHARD_SIZE, shard_range
 from generator.sim import rewards
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
 from generator.kernelswarm.audit_steps import compiled_steps
 
 
-def rows_for_shard(seed: int, episodes: int, holdout: int, shard: int):
+def rows_for_shard(seed: int, episodes: int, holdout: int, shard: int, shard_size: int = SHARD_SIZE):
     """Rows of one shard: episode i from its own generator (see plan)."""
-    for i in shard_range(shard, episodes):
+    for i in shard_range(shard, episodes, shard_size):
         yield episode(seed, episodes, holdout, i)
 
 

@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     ds = registry.get(args.dataset)
     url = args.out if "://" in args.out else str(Path(args.out).resolve())   # workers may run elsewhere
     spec = RunSpec(ds.name, url, args.seed, args.rows or ds.default_rows,
-                   ds.default_holdout if args.holdout is None else args.holdout, args.views, args.window_tokens)
+                   ds.default_holdout if args.holdout is None else args.holdout, args.views, args.window_tokens,
+                   args.shard_size)
     try:
         ds.holdout_rows(spec.seed, spec.rows, spec.holdout)        # the split exists for these counts
         claim(spec)

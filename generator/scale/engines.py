@@ -74,7 +74,8 @@ def slurm_script(spec: RunSpec, *, shards_per_task: int, max_parallel: int, part
     final job (submitted with --dependency=afterok on the array) assembles and validates the folder."""
     tasks = -(-spec.shards // shards_per_task)
     common = (f"{python} -m generator scale {spec.dataset} --out {shlex.quote(spec.url)} --seed {spec.seed} "
-              f"--rows {spec.rows} --holdout {spec.holdout} --window-tokens {spec.window_tokens}"
+              f"--rows {spec.rows} --holdout {spec.holdout} --window-tokens {spec.window_tokens} "
+              f"--shard-size {spec.shard_size}"
               + ("" if spec.views else " --no-views"))
     def head(cpus: int) -> list[str]:
         return ["#!/bin/bash", f"#SBATCH --job-name=kernelstrain-{spec.dataset}", f"#SBATCH --cpus-per-task={cpus}",

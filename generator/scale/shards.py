@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from generator import registry
-from generator.layout import num_shards, shard_name
+from generator.layout import SHARD_SIZE, num_shards, shard_name
 from generator.scale.store import Store
 from generator.write.generate import run_options, shard_summary
 from generator.write.views import WINDOW_TOKENS, ParquetFiles
@@ -38,6 +38,7 @@ class RunSpec:
     holdout: int
     views: bool = True                 # the training views (the local CLI's default; --no-views)
     window_tokens: int = WINDOW_TOKENS
+    shard_size: int = SHARD_SIZE
 
     @property
     def store(self) -> Store:
@@ -45,12 +46,12 @@ class RunSpec:
 
     @property
     def shards(self) -> int:
-        return num_shards(self.rows)
+        return num_shards(self.rows, self.shard_size)
 
     def options(self) -> dict:
         """The options stats.json records, as the local CLI records them."""
         return run_options(registry.get(self.dataset), self.seed, self.rows, self.holdout, views=self.views,
-                           window_tokens=self.window_tokens)
+                           window_tokens=self.window_tokens, shard_size=self.shard_size)
 
 
 def done_name(shard: int) -> str:
@@ -81,7 +82,7 @@ def make_shard(spec: RunSpec, shard: int) -> int:
     store = spec.store
     rows, digest, size = [], hashlib.sha256(), 0
     with store.open(shard_name(shard), "wb") as stream:
-        for row in ds.rows_for_shard(spec.seed, spec.rows, spec.holdout, shard):
+        for row in ds.rows_for_shard(spec.seed, spec.rows, spec.holdout, shard, spec.shard_size):
             line = orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
             stream.write(line)
             digest.update(line)

@@ -122,7 +122,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.results(dataset, stats),
         *([notes] if dataset.outcome_notes and (notes := dataset.outcome_notes(stats)) else []),
         *([diversity.card_section(stats)] if "diversity" in stats else []),
-        _format(dataset, data_format, merged=has_merged(dataset, stats)),
+        _format(dataset, data_format, merged=has_merged(dataset, stats), shard_size=shard_size(stats)),
         card_facts.layout(stats),
         *([_views(dataset, stats)] if views and dataset.views else []),
         card_facts.token_lengths(stats),
@@ -199,7 +199,12 @@ def has_merged(dataset: Dataset, stats: dict) -> bool:
     return dataset.merged_file in (stats.get("disk") or {dataset.merged_file: 0})
 
 
-def _format(dataset: Dataset, data_format: str, *, merged: bool) -> str:
+def shard_size(stats: dict) -> int:
+    """Rows per shard file, as the run's options say (folders made before 0.6.2 did not say: the default)."""
+    return (stats.get("generator") or {}).get("shard_size", SHARD_SIZE)
+
+
+def _format(dataset: Dataset, data_format: str, *, merged: bool, shard_size: int) -> str:
     """The rows' fields and the files that hold them (`merged`: the merged file among them)."""
     rows = [f"| `{name}` | {feature_type(f)} |" for name, f in dataset.features.items()]
     holdout = ", ".join(f"`{name}`" for name in dataset.config(HOLDOUT_CONFIG).features)
@@ -209,12 +214,12 @@ def _format(dataset: Dataset, data_format: str, *, merged: bool) -> str:
         layout = (f"Every config reads zstd Parquet: `data/{main}/train-NNN.parquet` and `validation-NNN.parquet` "
                   f"(one of each per batch), `{HOLDOUT_PARQUET}`, and the training views under `views/`; `shape` "
                   "and `params` are JSON columns that load as dicts. The same rows are also here as JSONL, one row "
-                  f"per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each, train and validation rows "
+                  f"per line: `batches/batch_NNN.jsonl` ({shard_size} rows each, train and validation rows "
                   f"together){raw} and `tasks_holdout.jsonl`; "
                   "no config reads them.\n\n" + _validation_note(main))
     else:
         raw = f", `{dataset.merged_file}` (the same rows concatenated, for convenience; not a config)" if merged else ""
-        layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({SHARD_SIZE} rows each; the `{main}` "
+        layout = (f"JSONL, one row per line: `batches/batch_NNN.jsonl` ({shard_size} rows each; the `{main}` "
                   f"config){raw}, `tasks_holdout.jsonl`.")
     return (
         f"## Format\n\n{dataset.format_notes}\n\n| field | type |\n|---|---|\n"

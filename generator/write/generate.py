@@ -48,9 +48,13 @@ def int_at_least(minimum: int, maximum: int = INT64_MAX):
 
 
 def add_window_tokens(parser: argparse.ArgumentParser) -> None:
-    """--window-tokens, the same for the generation commands and `scale` (whose shards must be the CLI's)."""
+    """--window-tokens and --shard-size, the same for the generation commands and `scale` (whose shards must be
+    the CLI's)."""
     parser.add_argument("--window-tokens", type=int_at_least(1024), default=WINDOW_TOKENS,
                         help=f"token budget of one view row (default {WINDOW_TOKENS}; see docs/tokens.md)")
+    parser.add_argument("--shard-size", type=int_at_least(1), default=SHARD_SIZE,
+                        help=f"rows per shard file (default {SHARD_SIZE}): smaller shards spread a small run over more "
+                        "processes or Slurm tasks, larger ones make fewer files; the rows are the same")
 
 
 def add_arguments(dataset: Dataset, parser: argparse.ArgumentParser) -> None:
@@ -186,10 +190,11 @@ def folder_check(problems: list[str], jobs: int):
 
 
 def run_options(dataset: Dataset, seed: int, rows: int, holdout: int, *, views: bool = False,
-                window_tokens: int = WINDOW_TOKENS) -> dict:
+                window_tokens: int = WINDOW_TOKENS, shard_size: int = SHARD_SIZE) -> dict:
     """The options stats.json records: the run's, the held-out benchmark's version and the training views'."""
     return {"version": generator.__version__, "schema_version": SCHEMA_VERSION, "seed": seed, dataset.count_flag: rows,
-            "holdout": holdout, "benchmark": benchmark.VERSION, "views": views, "window_tokens": window_tokens}
+            "holdout": holdout, "benchmark": benchmark.VERSION, "views": views, "window_tokens": window_tokens,
+            "shard_size": shard_size}
 
 
 def run(dataset: Dataset, args) -> int:
@@ -213,7 +218,7 @@ def run(dataset: Dataset, args) -> int:
 
 def _run(dataset: Dataset, args) -> int:
     options = run_options(dataset, args.seed, args.rows, args.holdout, views=args.views,
-                          window_tokens=args.window_tokens)
+                          window_tokens=args.window_tokens, shard_size=args.shard_size)
     try:
         holdout_rows = dataset.holdout_rows(args.seed, args.rows, args.holdout)
     except ValueError as exc:
@@ -222,8 +227,9 @@ def _run(dataset: Dataset, args) -> int:
     problems: list[str] = []
     try:
         summary = write_dataset(
-            args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout),
-            num_rows=args.rows, shard_size=SHARD_SIZE, merged_name=dataset.merged_file, num_proc=args.num_proc,
+            args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout,
+                                                       shard_size=args.shard_size),
+            num_rows=args.rows, shard_size=args.shard_size, merged_name=dataset.merged_file, num_proc=args.num_proc,
             per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems, args.out),
             finalize=folder_check(problems, args.num_proc), options=options,

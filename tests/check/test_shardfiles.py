@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from generator.check import parquetcheck, shardfiles, viewcheck
 from generator.check.validate import validate_paths
@@ -40,12 +41,25 @@ def findings(folder: Path, jobs: int) -> list[tuple[str, int | None, str, str]]:
             for f in validate_paths([folder], jobs=jobs).findings]
 
 
-def test_findings_from_worker_processes_are_one_processs_in_its_order(generated, tmp_path, monkeypatch):
+@pytest.fixture
+def planted(generated, tmp_path) -> tuple[Path, set]:
+    """A copy of the session's kernelinfer folder with `plant_faults`' faults, and the findings they must give."""
     folder = tmp_path / "kernelinfer"
     shutil.copytree(generated("kernelinfer"), folder)
-    planted = plant_faults(folder)
+    return folder, plant_faults(folder)
+
+
+def test_one_process_finds_each_planted_fault(planted):
+    folder, faults = planted
     alone = findings(folder, 1)            # a shard and the holdout: few enough sources for this process
-    assert {(rel, line, kind) for rel, line, kind, _message in alone} == planted
+    assert {(rel, line, kind) for rel, line, kind, _message in alone} == faults
+
+
+@pytest.mark.e2e
+def test_findings_from_worker_processes_are_one_processs_in_its_order(planted, monkeypatch):
+    folder, faults = planted
+    alone = findings(folder, 1)
+    assert {(rel, line, kind) for rel, line, kind, _message in alone} == faults
 
     workers = []
     spawn = SpawnProcess.start

@@ -353,6 +353,7 @@ def test_token_never_printed_logged_or_staged(folder, tmp_path, capsys, caplog):
     assert all(TOKEN.encode() not in p.read_bytes() for p in stage.rglob("*") if p.is_file())
 
 
+@pytest.mark.e2e
 def test_repo_script_and_subcommand_run_the_same_command(tiny, capsys):
     """`python upload.py` (a checkout) and `python -m generator upload` (= the `kernelstrain upload` console
     script) print the same dry-run plan; offline, every state is unknown. One small folder: the two entry points

@@ -7,7 +7,7 @@ import pytest
 from generator.__main__ import main
 from generator.kernelinfer.checks import CHECKS as KI_CHECKS
 
-SESSIONS, HOLDOUT = 101, 12          # two shards: 100 sessions and 1
+SESSIONS, HOLDOUT, SHARD = 12, 5, 10   # two shards: 10 sessions and 2 (--shard-size: the rows do not depend on it)
 NO_VIEWS = "--no-views"   # the seed's JSONL-only layout here; the Parquet layout and views: kernelswarm's CLI test
                           # (writer, reuse, --num-proc), tests/write/ (conftest folders), tests/test_views.py (rows)
 
@@ -20,7 +20,7 @@ def files(folder):
 def folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("ki") / "kernelinfer"
     assert main(["kernelinfer", "--out", str(out), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT), "--num-proc", "1", NO_VIEWS]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--num-proc", "1", NO_VIEWS]) == 0
     return out
 
 
@@ -28,7 +28,7 @@ def test_layout_and_merged_view(folder):
     f = files(folder)
     assert [n for n in f if n.startswith("batches/")] == ["batches/batch_000.jsonl", "batches/batch_001.jsonl"]
     assert f["sessions.jsonl"] == f["batches/batch_000.jsonl"] + f["batches/batch_001.jsonl"]
-    assert len(f["batches/batch_000.jsonl"].splitlines()) == 100
+    assert [len(f[f"batches/batch_00{i}.jsonl"].splitlines()) for i in (0, 1)] == [SHARD, SESSIONS - SHARD]
     assert {"README.md", "stats.json", "tasks_holdout.jsonl", "qa_reports/batch_000.json",
             "qa_reports/batch_001.json"} <= set(f)
     assert not folder.with_name(f".{folder.name}.partial").exists()
@@ -46,7 +46,8 @@ def test_stats_are_computed_from_rows(folder):
     card = (folder / "README.md").read_text()
     assert card.startswith("---\n") and "batches/*.jsonl" in card and "tasks_holdout.jsonl" in card
     assert ".parquet" not in card and not (folder / "data").exists()         # --no-views: no Parquet at all
-    assert f"{SESSIONS}" in card
+    assert f"{SESSIONS} sessions" in card and f"({SHARD} rows each;" in card
+    assert stats["generator"]["shard_size"] == SHARD
 
 
 def test_qa_reports_and_holdout_disjoint(folder):
@@ -78,7 +79,7 @@ def test_load_dataset(folder, streaming, tmp_path):
 def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, generated, tmp_path):
     two = tmp_path / "two"
     assert main(["kernelinfer", "--out", str(two), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT), "--num-proc", "2", NO_VIEWS]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--num-proc", "2", NO_VIEWS]) == 0
     assert files(two) == files(folder)
     other = generated("kernelinfer")                  # the session's folder: seed 3
     assert orjson.loads((other / "stats.json").read_bytes())["generator"]["seed"] != 5
@@ -89,7 +90,7 @@ def test_same_seed_same_bytes_any_num_proc_other_seed_differs(folder, generated,
 def test_rerun_reuses_shards(folder, capsys):
     before = (folder / "batches/batch_001.jsonl").stat().st_ino
     assert main(["kernelinfer", "--out", str(folder), "--seed", "5", "--sessions", str(SESSIONS),
-                 "--holdout", str(HOLDOUT), NO_VIEWS]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), NO_VIEWS]) == 0
     assert (folder / "batches/batch_001.jsonl").stat().st_ino == before
     assert "(2 reused)" in capsys.readouterr().out
 

@@ -8,7 +8,7 @@ import pytest
 from generator.__main__ import main
 from generator.kernelswarm.checks import CHECKS as KS_CHECKS
 
-EPISODES, HOLDOUT = 101, 7           # two shards: 100 episodes and 1
+EPISODES, HOLDOUT, SHARD = 12, 7, 10   # two shards: 10 episodes and 2 (--shard-size)
 
 
 def files(folder):
@@ -23,7 +23,7 @@ def rows(path):
 def folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("ks") / "kernelswarm"
     assert main(["kernelswarm", "--out", str(out), "--seed", "4", "--episodes", str(EPISODES),
-                 "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--num-proc", "1"]) == 0
     return out
 
 
@@ -57,7 +57,7 @@ def test_same_bytes_any_num_proc(folder, tmp_path):
     """Every file, the configs' and views' Parquet shards included, is the same with 1 or 2 processes."""
     two = tmp_path / "two"
     assert main(["kernelswarm", "--out", str(two), "--seed", "4", "--episodes", str(EPISODES),
-                 "--holdout", str(HOLDOUT), "--num-proc", "2"]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--num-proc", "2"]) == 0
     views = sorted(n for n in files(folder) if n.startswith("views/"))
     assert len(views) == 2 * 2 * 2, views       # two views x two splits x two shards
     assert files(two) == files(folder)
@@ -71,7 +71,7 @@ def test_a_rerun_adopts_the_shards_and_their_views(folder, capsys):
     assert len(kept) == 1 + 2 * 2 * 2 + 2 * 2       # (two views and the main config) x two splits x two shards
     before = {rel: (folder / rel).stat().st_ino for rel in kept}
     assert main(["kernelswarm", "--out", str(folder), "--seed", "4", "--episodes", str(EPISODES),
-                 "--holdout", str(HOLDOUT), "--num-proc", "1"]) == 0
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--num-proc", "1"]) == 0
     assert {rel: (folder / rel).stat().st_ino for rel in kept} == before and "(2 reused)" in capsys.readouterr().out
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from generator.__main__ import main
 from generator.check import parquetcheck, shardfiles, viewcheck
-from generator.layout import STATS_FILE, shard_name, view_name
+from generator.layout import SHARD_SIZE, STATS_FILE, shard_name, view_name
 from generator.scale import cli, engines, finish
 from generator.kernelinfer.dataset import KERNELINFER
 from generator.scale.shards import RunSpec, done_name, make_shard
@@ -25,7 +25,7 @@ from generator.write.views import SPLITS
 
 VIEWS = {v.name: v for v in KERNELINFER.views}
 
-SEED, ROWS, HOLDOUT = 3, 101, 10          # 2 shards: 100 rows and 1
+SEED, ROWS, HOLDOUT, SHARD = 3, 12, 10, 10   # 2 shards: 10 rows and 2
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -39,12 +39,12 @@ def cli_folder(make_folder, tmp_path_factory) -> Path:
     """The local CLI's folder for the same options, training views included (in this process: the bytes do not
     depend on --num-proc, tests/kernelinfer and tests/kernelswarm prove it; workers would cost ~2.5 CPU-s each)."""
     return make_folder("kernelinfer", tmp_path_factory.mktemp("cli") / "ki", seed=SEED, rows=ROWS, holdout=HOLDOUT,
-                       extra=("--num-proc", "1"))
+                       extra=("--num-proc", "1", "--shard-size", str(SHARD)))
 
 
 def scale(out: Path, *extra: str) -> int:
     return main(["scale", "kernelinfer", "--out", str(out), "--seed", str(SEED), "--rows", str(ROWS),
-                 "--holdout", str(HOLDOUT), "--workers", "1", *extra])
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD), "--workers", "1", *extra])
 
 
 @pytest.mark.e2e
@@ -60,7 +60,7 @@ def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
 
 def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
     out = tmp_path / "resumed"
-    spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT)
+    spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT, shard_size=SHARD)
     make_shard(spec, 1)                                    # done before the kill, after the missing one
     (out / shard_name(0)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 0's
     (out / view_name("steps", "train", 0)).write_bytes(b"PAR1 cut off")        # view file (no marker yet)
@@ -76,11 +76,11 @@ def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
 
 def test_other_options_or_missing_shards_are_refused(tmp_path, capsys):
     out = tmp_path / "partial"
-    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT), 1)
+    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT, shard_size=SHARD), 1)
     assert scale(out, "--finish-only") == 2
     assert "1 of 2 shards are not done (first: 0)" in capsys.readouterr().err
     assert main(["scale", "kernelinfer", "--out", str(out), "--seed", "4", "--rows", str(ROWS),
-                 "--holdout", str(HOLDOUT)]) == 2
+                 "--holdout", str(HOLDOUT), "--shard-size", str(SHARD)]) == 2
     assert "holds a run with other options" in capsys.readouterr().err
     assert not (out / done_name(0)).exists()
 
@@ -113,6 +113,7 @@ def test_slurm_scripts_cover_every_shard_with_commands_the_cli_accepts(tmp_path)
     args = parser.parse_args(shlex.split(next(l for l in final.splitlines() if l.startswith("exec ")))[5:])
     assert args.finish_only and args.out == str(tmp_path / "out") and not args.views
     assert args.window_tokens == 4096          # forwarded, not the default
+    assert all(f"--shard-size {SHARD_SIZE} " in line for line in (array, final))    # the shards' row ranges
 
 
 def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys, monkeypatch):

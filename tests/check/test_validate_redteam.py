@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from generator.__main__ import main
 from generator.check import validate as validate_module
 from generator.check.validate import validate_paths
 
@@ -32,8 +33,21 @@ def kinds(*paths, **kw) -> list[tuple[str, int | None, str]]:
 
 
 def cli(*args, timeout=120) -> subprocess.CompletedProcess:
+    """`validate ARGS` as a process: for what may hang one (a FIFO) or must be seen from outside it."""
     return subprocess.run([sys.executable, "-m", "generator", "validate", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def in_process(capsys, *args) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `validate ARGS` through the command's entry point in this process (a
+    traceback would be an exception here: the test fails)."""
+    capsys.readouterr()
+    try:
+        code = main(["validate", *map(str, args)])
+    except SystemExit as exc:        # argparse's usage errors
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def first_row(folder: Path) -> dict:
@@ -174,13 +188,13 @@ def test_special_files_and_symlink_loops_are_refused(folder, tmp_path):
     sock.close()
 
 
-def test_findings_are_one_bounded_line(folder, tmp_path):
+def test_findings_are_one_bounded_line(folder, tmp_path, capsys):
     big = tmp_path / "odd\nname.jsonl"
     row = first_row(folder)
     big.write_bytes(orjson.dumps({**row, "desc": 7, "signature": "x" * (20 << 20)}) + b"\n" + b'{"a": "\x01\n')
-    proc = cli("--schema", "session", "--no-semantic", big)
-    assert proc.returncode == 1
-    lines = proc.stdout.splitlines()
+    code, out, _err = in_process(capsys, "--schema", "session", "--no-semantic", big)
+    assert code == 1
+    lines = out.splitlines()
     assert all(f"{tmp_path}/odd\\nname.jsonl:" in line for line in lines[:-1]) and len(lines) >= 3
     assert max(map(len, lines)) < 1000
     assert not any("at at column" in line for line in lines)
@@ -225,10 +239,12 @@ def test_forty_megabytes_of_blank_lines_stay_under_200_mb(tmp_path):
         assert _peak_rss_kb(["--jobs", str(jobs), str(path)]) < 200 << 10
 
 
-def test_usage_errors_are_exit_2_without_traceback(tmp_path):
+def test_usage_errors_are_exit_2_without_traceback(tmp_path, capsys):
     for args in (["--schema", "nope", "x"], ["--max-errors", "0", "x"], [str(tmp_path / "missing.jsonl")]):
-        proc = cli(*args)
-        assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
+        code, _out, err = in_process(capsys, *args)
+        assert code == 2 and "Traceback" not in err and err.strip(), (args, err)
+    proc = cli(tmp_path / "missing.jsonl")          # and as a process: one line, exit 2
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "missing.jsonl" in proc.stderr
 
 
 def test_peak_rss_measure_counts_the_children():

@@ -10,6 +10,7 @@ import re
 from generator.catalog.hardware import GPUS
 from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check.qa import CheckSet
+from generator.sim.clock import machine_range
 
 CHECKS = CheckSet("kernelinfer")
 # a feedback turn's first line, matched from the start of the turn up to its first newline or its end
@@ -73,6 +74,17 @@ def _timestamps(row):
     h, rem = divmod(int(row["elapsed_s"]), 3600)
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return f"elapsed_hms {row['elapsed_hms']} != elapsed_s {row['elapsed_s']}"
+
+
+@CHECKS.check("step_time", "each step lasts at least its build's machine seconds (`clock.machine_range`: compile, "
+              "check and, for an ok step, the benchmark with its 111 runs of the measured time)")
+def _step_time(row):
+    secs = _seconds([h for h in _headers(row) if h])
+    messages, impl = row["messages"], row["impl"]
+    for step, (t, before, now) in enumerate(zip(row["trace"], [0] + secs, secs), 1):
+        lo = machine_range(impl, messages[2 * step]["content"].count("\n") + 1, t["status"], t["time_ms"])[0]
+        if now - before < lo - 1:        # two stamps rounded to whole seconds
+            return f"step {step}: {t['status']} step lasts {now - before} s; its build and run take >= {lo:.0f} s"
 
 
 @CHECKS.check("duration", "simulated duration within 1.0-5.0 h")

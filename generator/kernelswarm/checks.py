@@ -311,7 +311,8 @@ def _fix_resends(row):
 
 
 @CHECKS.check("build_time", "a result comes its build's machine seconds after its candidate (or the review that "
-              "cleared it): within what `clock.machine_range` allows for its language, source length and status")
+              "cleared it): within what `clock.machine_range` allows for its language, source length, status and "
+              "measured time")
 def _build_time(row):
     msgs = row["messages"]
     cleared: dict[int, float] = {}      # candidate index -> when a review cleared it
@@ -330,7 +331,7 @@ def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, floa
     candidate = msgs[m["ref"]]
     took = m["t"] - max(candidate["t"], cleared.get(m["ref"], 0.0))
     lines = candidate["content"].count("\n") + 1
-    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]))
+    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]), m["time_ms"])
     if lo - _CLOCK_ATOL <= took <= hi + _CLOCK_ATOL:
         return None
     return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"

@@ -9,6 +9,7 @@ import re
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.clock import machine_range
 
@@ -85,6 +86,19 @@ def _step_time(row):
         lo = machine_range(impl, messages[2 * step]["content"].count("\n") + 1, t["status"], t["time_ms"])[0]
         if now - before < lo - 1:        # two stamps rounded to whole seconds
             return f"step {step}: {t['status']} step lasts {now - before} s; its build and run take >= {lo:.0f} s"
+
+
+@CHECKS.check("report_numbers", "every report's numbers are the task's (check.reports): time, speedups vs the baseline "
+              "and the best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
+def _report_numbers(row):
+    task, baseline, best = reports.task_of(row), row["baseline_ms"], None
+    for t, m in zip(row["trace"], row["messages"][3::2]):
+        time = t["time_ms"]
+        said = reports.problem(task, t["status"], m["content"].partition("\n")[2], time, baseline, best)
+        if said:
+            return f"step {t['step']}: {said}"
+        if time is not None and (best is None or time < best):
+            best = time
 
 
 @CHECKS.check("duration", "simulated duration within 1.0-5.0 h")

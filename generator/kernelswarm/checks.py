@@ -11,6 +11,7 @@ import math
 import re
 
 from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
@@ -357,6 +358,23 @@ def _rebench_problem(m: dict) -> str | None:
         return f"rerun {rerun} ms vs {reported} ms reported: {100 * change:+.2f}%, beyond the noise ({100 * noise_bound(reported):.2f}%)"
     if abs(100 * change - percent) > 0.06:
         return f"says {percent:+.1f}%, but {rerun} / {reported} is {100 * change:+.2f}%"
+    return None
+
+
+@CHECKS.check("report_numbers", "every result's numbers are the task's (check.reports): time, speedups vs the baseline "
+              "and the team's best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
+def _report_numbers(row):
+    task, baseline = reports.task_of(row), row["baseline_ms"]
+    shared = baseline           # the team's best; a report names it once a result has beaten the baseline
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result":
+            time = m["time_ms"]
+            said = reports.problem(task, m["status"], m["content"].partition("\n")[2], time, baseline,
+                                   shared if shared < baseline else None)
+            if said:
+                return f"message {i}: {said}"
+            if time is not None and time < shared:
+                shared = time
     return None
 
 

@@ -89,3 +89,33 @@ def test_reports_count_the_output_elements(op, dtype, shape, n):
             assert total == n and 1 <= bad <= n and 0 <= first < n, (kind, u)
     tail = correctness.failed_text(t, "off_by_one_mask", (0.5, 0.5, 0.5, 0.5))
     assert f"..{n - 1})" in tail
+
+
+def _catalog_sample():
+    """One task per (op, dtype): its first shape on its first GPU."""
+    from generator.catalog.tasks import all_tasks
+    seen = {}
+    for t in all_tasks():
+        seen.setdefault((t.op, t.dtype), t)
+    return list(seen.values())
+
+
+def test_every_report_meets_or_breaks_its_own_criterion():
+    """A pass lies within atol + rtol * |ref| (|ref| = max_abs_err / max_rel_err); a failure lies beyond it, its
+    counts inside the output. 0.6.1: logits_softmax passed with errors over its fp32 bound and a |ref| of 4 (a
+    probability), and a race under fp8's loose tolerance "failed" inside it."""
+    from generator.check import reports
+    grid = [(a, b, c, d) for a in (0.0, 0.99) for b in (0.0, 0.99) for c in (0.0, 0.5, 0.99) for d in (0.2, 0.8)]
+    for t in _catalog_sample():
+        for u in (0.0, 0.5, 0.999):
+            assert reports._passed(t, correctness.ok_text(t, u)) is None, (t, u)
+        for kind in ("off_by_one_mask", "dropped_scale", "wrong_stride", "racy_reduction"):
+            for u in grid:
+                assert reports._failed(t, correctness.failed_text(t, kind, u)) is None, (t, kind, u)
+
+
+def test_probabilities_are_reported_as_probabilities():
+    t = _task("logits_softmax", "fp32", {"B": 1, "V": 128256})
+    text = correctness.ok_text(t, 0.999)
+    err, rel = (float(x) for x in re.search(r"max_abs_err = (\S+), max_rel_err = (\S+);", text).groups())
+    assert err / rel < 1e-3          # the largest of 128,256 probabilities: ~6e-4

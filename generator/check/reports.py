@@ -109,7 +109,10 @@ def _failed(task, body: str) -> str | None:
         return f"{bad} / {total} mismatches ({said[3]}%) from index {first} do not fit {n} elements"
     if said[6] is not None and (int(said[6]) != n - 1 or int(said[5]) != first):
         return f"the last tile's indices {said[5]}..{said[6]} do not end at element {n - 1}"
-    if task.op in correctness.ID_OPS:
+    if task.op in correctness.EXACT_OPS or task.op in correctness.ID_OPS:
+        exact = "(bit-exact comparison)" if task.op in correctness.EXACT_OPS else "(ids compared exactly)"
+        if exact not in body or "max_abs_err" in body:
+            return f"a failed {task.op} check must be an exact comparison {exact}, not a float tolerance"
         return None
     floats = _FAIL_FLOAT.search(body)
     if floats is None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import operator
 import re
+from itertools import zip_longest
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.clock import machine_range
+from generator.sim.prompt import user_prompt
 
 CHECKS = CheckSet("kernelinfer")
 # a feedback turn's first line, matched from the start of the turn up to its first newline or its end
@@ -99,6 +101,16 @@ def _report_numbers(row):
             return f"step {t['step']}: {said}"
         if time is not None and (best is None or time < best):
             best = time
+
+
+@CHECKS.check("task_turn", "the task turn is the harness's statement of the row's task (prompt.user_prompt): op, "
+              "shape, dtype, the GPU and its limits, compile target, baseline, roofline and the correctness criterion")
+def _task_turn(row):
+    said, want = row["messages"][1]["content"], user_prompt(reports.task_of(row), row)
+    if said != want:
+        n, line, should = next((n, a, b) for n, (a, b) in enumerate(zip_longest(said.splitlines(), want.splitlines(),
+                                                                                 fillvalue=""), 1) if a != b)
+        return f"task turn line {n} says {line[:80]!r}; the task states {should[:80]!r}"
 
 
 @CHECKS.check("duration", "simulated duration within 1.0-5.0 h")

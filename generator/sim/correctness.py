@@ -36,6 +36,14 @@ _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decod
 
 
 def tolerance_text(task) -> str:
+    """The criterion the task states, the one its reports apply: exact for copies and ids, a tolerance otherwise."""
+    if task.op in EXACT_OPS:
+        return "bit-exact against the reference (a copy or gather: every output element must equal it)."
+    if task.op in ID_OPS:
+        line = "ids compared exactly with the reference's (same Philox seeds)"
+        if task.op == "moe_topk_gating":
+            return line + f"; topk_weights within atol={TOLERANCES['fp32'][0]:g} (fp32)."
+        return line + "."
     atol, rtol = TOLERANCES[task.dtype]
     return (f"elementwise against a float64 reference, pass if |out - ref| <= atol + rtol * |ref| with "
             f"atol={atol:g}, rtol={rtol:g} ({task.dtype}).")
@@ -166,6 +174,9 @@ def failed_text(task, kind: str | None, u) -> str:
     if task.op in ID_OPS:
         return (f"compile: ok\ncorrectness: FAILED (ids compared exactly)\n"
                 f"  ids: {bad} / {n} differ ({100.0 * bad / n:.2f}%), first at index {first}; {where}")
+    if task.op in EXACT_OPS:
+        return (f"compile: ok\ncorrectness: FAILED (bit-exact comparison)\n"
+                f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}; {where}")
     return (f"compile: ok\ncorrectness: FAILED\n"
             f"  max_abs_err = {err:.4g} (atol = {atol:g}), max_rel_err = {err / magnitude:.4g} (rtol = {rtol:g})\n"
             f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}; {where}")

@@ -105,3 +105,11 @@ def test_both_datasets_run_the_rule(sessions):
     result = next(m for m in episode["messages"] if m["kind"] == "result" and m["status"] == "ok")
     result["content"] = _swap(result["content"], r"^time: [0-9.]+", "time: 123.4567")
     assert any(p.startswith("report_numbers: message") for p in semantic.check("episode", episode))
+
+
+def test_the_task_turn_states_the_rows_task(sessions):
+    """kernelinfer's task_turn: the user turn is the harness's statement of the row's own task."""
+    row = copy.deepcopy(sessions[0])
+    turn = row["messages"][1]
+    turn["content"] = _swap(turn["content"], r"^Compile target: \S+", "Compile target: sm_75.")
+    assert any(p.startswith("task_turn: task turn line") for p in semantic.check("session", row))

@@ -119,3 +119,14 @@ def test_probabilities_are_reported_as_probabilities():
     text = correctness.ok_text(t, 0.999)
     err, rel = (float(x) for x in re.search(r"max_abs_err = (\S+), max_rel_err = (\S+);", text).groups())
     assert err / rel < 1e-3          # the largest of 128,256 probabilities: ~6e-4
+
+
+def test_exact_and_id_ops_state_and_apply_an_exact_criterion():
+    """The task statement and every report of a copy or an id op name an exact comparison, never a float
+    tolerance (0.6.1 stated atol / rtol for them and failed copies against atol)."""
+    for t in _catalog_sample():
+        if t.op in correctness.EXACT_OPS or t.op in correctness.ID_OPS:
+            stated = correctness.tolerance_text(t)
+            assert "exact" in stated and ("rtol" not in stated), stated
+            failed = correctness.failed_text(t, "wrong_stride", (0.5, 0.5, 0.5, 0.5))
+            assert "exact" in failed and "atol" not in failed, failed

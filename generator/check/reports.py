@@ -26,6 +26,7 @@ _OK_COUNT = re.compile(r"^correctness: ok \((?:bit-exact|ids): (\d+) / (\d+) ", 
 _FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err = (\S+) \(rtol = (\S+)\)$", re.M)
 _FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), first (?:bad index:|at index) (\d+);"
                          r"(?: all in the last tile \(indices (\d+)\.\.(\d+)\))?", re.M)
+_RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
 _TRITON_SMEM = re.compile(r"Required: (\d+), Hardware limit: (\d+)\.")
 _REGISTERS = re.compile(r"(\d+) registers x (\d+) threads > (\d+) per block")
@@ -109,6 +110,9 @@ def _failed(task, body: str) -> str | None:
         return f"{bad} / {total} mismatches ({said[3]}%) from index {first} do not fit {n} elements"
     if said[6] is not None and (int(said[6]) != n - 1 or int(said[5]) != first):
         return f"the last tile's indices {said[5]}..{said[6]} do not end at element {n - 1}"
+    reruns = _RERUNS.search(body)
+    if reruns is not None and (len(set(reruns.groups())) == 1 or max(map(int, reruns.groups())) > n):
+        return f"reruns with {', '.join(reruns.groups())} mismatches of {n} do not show a race varying run to run"
     if task.op in correctness.EXACT_OPS or task.op in correctness.ID_OPS:
         exact = "(bit-exact comparison)" if task.op in correctness.EXACT_OPS else "(ids compared exactly)"
         if exact not in body or "max_abs_err" in body:

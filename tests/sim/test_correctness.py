@@ -130,3 +130,12 @@ def test_exact_and_id_ops_state_and_apply_an_exact_criterion():
             assert "exact" in stated and ("rtol" not in stated), stated
             failed = correctness.failed_text(t, "wrong_stride", (0.5, 0.5, 0.5, 0.5))
             assert "exact" in failed and "atol" not in failed, failed
+
+
+def test_a_race_on_one_id_varies_between_reruns():
+    """0.6.1 printed "varies run to run (3 reruns: 1, 1, 1 mismatches)" for a race on a single sampled id."""
+    t = _task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50})
+    for u3 in (0.0, 0.3, 0.7, 0.99):
+        text = correctness.failed_text(t, "racy_reduction", (0.5, 0.5, 0.5, u3))
+        runs = re.search(r"3 reruns: (\d+), (\d+), (\d+) mismatches", text).groups()
+        assert len(set(runs)) > 1 and max(map(int, runs)) <= 1, text

@@ -15,12 +15,9 @@ from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import Task
 from generator.sim import correctness
 
-_TIME = re.compile(r"^time: ([0-9.]+) ms", re.M)
-_SPEEDUP = re.compile(r"^speedup: ([0-9.]+)x vs baseline \(([0-9.]+) ms\)(?:, ([0-9.]+)x vs best so far \(([0-9.]+) ms\))?$",
-                      re.M)
-_MEMORY = re.compile(r"^achieved: (\d+) GB/s = ([0-9.]+)% of peak DRAM bandwidth \((\d+) GB/s\); ([0-9.]+) TFLOPS$", re.M)
-_COMPUTE = re.compile(r"^achieved: ([0-9.]+) TFLOPS = ([0-9.]+)% of peak; (\d+) GB/s = ([0-9.]+)% of peak DRAM bandwidth$",
-                      re.M)
+# the benchmark's three lines: time, speedups, achieved figures (memory- or compute-bound wording)
+_BENCHMARK = re.compile(r"^time: (\S+) ms \(median of 100 runs\)\nspeedup: (\S+)x vs baseline \((\S+) ms\)"
+                        r"(?:, (\S+)x vs best so far \((\S+) ms\))?\nachieved: (.*)$", re.M)
 _OK_FLOAT = re.compile(r"^correctness: ok \(max_abs_err = (\S+), max_rel_err = (\S+); atol = (\S+), rtol = (\S+)\)$", re.M)
 _OK_COUNT = re.compile(r"^correctness: ok \((?:bit-exact|ids): (\d+) / (\d+) ", re.M)
 _FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err = (\S+) \(rtol = (\S+)\)$", re.M)
@@ -50,31 +47,29 @@ def _near(said: str, value: float, decimals: int) -> bool:
 
 
 def _benchmark(task, body: str, time_ms: float, baseline_ms: float, best_ms: float | None) -> str | None:
-    time, speedup = _TIME.search(body), _SPEEDUP.search(body)
-    if time is None or speedup is None:
-        return "an ok report without its time and speedup lines"
-    if not _near(time[1], time_ms, 4):
-        return f"reports {time[1]} ms, measured {time_ms} ms"
-    if not (_near(speedup[2], baseline_ms, 4) and _near(speedup[1], baseline_ms / time_ms, 2)):
-        return f"speedup {speedup[1]}x vs baseline ({speedup[2]} ms) is not {baseline_ms} / {time_ms}"
-    if (speedup[3] is None) != (best_ms is None):
-        return f"names a best so far ({speedup[4]} ms) where the best before it is {best_ms}"
-    if best_ms is not None and not (_near(speedup[4], best_ms, 4) and _near(speedup[3], best_ms / time_ms, 2)):
-        return f"{speedup[3]}x vs best so far ({speedup[4]} ms): the best before it is {best_ms} ms"
+    """The benchmark lines, against the same figures formatted as the report prints them (time 4 decimals,
+    speedups 2, GB/s 0, percentages 1, TFLOPS 2 or 1)."""
+    said = _BENCHMARK.search(body)
+    if said is None:
+        return "an ok report without its time, speedup and achieved lines"
+    time, speedup, baseline, best_speedup, best, achieved = said.groups()
+    if time != "%.4f" % time_ms:
+        return f"reports {time} ms, measured {time_ms} ms"
+    if (speedup, baseline) != ("%.2f" % (baseline_ms / time_ms), "%.4f" % baseline_ms):
+        return f"speedup {speedup}x vs baseline ({baseline} ms) is not {baseline_ms} / {time_ms}"
+    if best_ms is None and best is not None or best_ms is not None and (best_speedup, best) != (
+            "%.2f" % (best_ms / time_ms), "%.4f" % best_ms):
+        return f"{best_speedup}x vs best so far ({best} ms): the best before it is {best_ms} ms"
     bandwidth, tflops, compute, bound = perf.achieved_values(task, time_ms)
     dram = GPUS[task.gpu].dram_gbps
-    memory, flops = _MEMORY.search(body), _COMPUTE.search(body)
-    if bound == "memory" and memory is not None:
-        good = (_near(memory[1], bandwidth * dram, 0) and _near(memory[2], 100 * bandwidth, 1)
-                and _near(memory[3], dram, 0) and _near(memory[4], tflops, 2))
-    elif bound == "compute" and flops is not None:
-        good = (_near(flops[1], tflops, 1) and _near(flops[2], 100 * compute, 1)
-                and _near(flops[3], bandwidth * dram, 0) and _near(flops[4], 100 * bandwidth, 1))
+    if bound == "memory":
+        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f TFLOPS" % (
+            bandwidth * dram, 100 * bandwidth, dram, tflops)
     else:
-        return f"no achieved line for a {bound}-bound task"
-    if not good:
-        return (f"achieved figures are not the op's bytes and flops over {time_ms} ms: {bandwidth * dram:.0f} GB/s, "
-                f"{tflops:.2f} TFLOPS")
+        want = "%.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
+            tflops, 100 * compute, bandwidth * dram, 100 * bandwidth)
+    if achieved != want:
+        return f"achieved {achieved!r}: the op's bytes and flops over {time_ms} ms are {want!r}"
     return None
 
 

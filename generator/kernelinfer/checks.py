@@ -218,8 +218,8 @@ def _types(row):
         return "a count or step number is not an int"
 
 
-@CHECKS.shortcut((_step_count, _message_roles, _feedback_header, _timestamps, _duration, _time_physics, _best_step,
-               _speedup, _kept, _attempts, _arch_gating, _fix))
+@CHECKS.shortcut((_step_count, _message_roles, _feedback_header, _timestamps, _step_time, _report_numbers, _task_turn,
+                  _duration, _time_physics, _best_step, _speedup, _kept, _attempts, _arch_gating, _fix))
 def _session_checks_pass(row) -> bool:
     """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
     turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
@@ -240,11 +240,19 @@ def _session_checks_pass(row) -> bool:
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return False
     roof, lacks = row["roofline_ms"], gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
-    messages = row["messages"]      # step s's source is messages[2 * s]
+    messages = row["messages"]      # step s's source is messages[2 * s], its report messages[2 * s + 1]
+    task, impl, baseline = reports.task_of(row), row["impl"], row["baseline_ms"]
+    if messages[1]["content"] != user_prompt(task, row):
+        return False
     running, n_ok, prev = float("inf"), 0, None
-    for step, t in enumerate(trace, 1):
-        time, ok = t["time_ms"], t["status"] == "ok"
+    for step, (t, before, now) in enumerate(zip(trace, [0] + secs, secs), 1):
+        time, ok, status = t["time_ms"], t["status"] == "ok", t["status"]
         if t["step"] != step or (time is None) == ok:
+            return False
+        if now - before < machine_range(impl, messages[2 * step]["content"].count("\n") + 1, status, time)[0] - 1:
+            return False
+        if reports.problem(task, status, messages[2 * step + 1]["content"].partition("\n")[2], time, baseline,
+                           None if running == float("inf") else running):
             return False
         improved = ok and time < running
         if t["kept"] != improved:

@@ -390,7 +390,7 @@ def _unique(rows):
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
               _physics, _arch_gating, _causality, _review_quotes, _fix_resends,
-              _build_time, _rebench_noise)
+              _build_time, _rebench_noise, _report_numbers)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -415,6 +415,7 @@ def row_checks_pass(row) -> bool:
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
+    task = reports.task_of(row)
     verdict = None
     built: set[int] = set()
     cleared: dict[int, float] = {}
@@ -432,6 +433,9 @@ def row_checks_pass(row) -> bool:
                 built.add(m["ref"])
                 status, ms = m["status"], m["time_ms"]
                 if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
+                    return False
+                if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
+                                   shared if shared < baseline else None):
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":
                     return False

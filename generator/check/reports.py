@@ -24,6 +24,7 @@ _FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err 
 _FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), first (?:bad index:|at index) (\d+);"
                          r"(?: all in the last tile \(indices (\d+)\.\.(\d+)\))?", re.M)
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
+_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
 _TRITON_SMEM = re.compile(r"Required: (\d+), Hardware limit: (\d+)\.")
 _REGISTERS = re.compile(r"(\d+) registers x (\d+) threads > (\d+) per block")
@@ -126,6 +127,9 @@ def _failed(task, body: str) -> str | None:
 
 def _refusal(task, body: str) -> str | None:
     gpu = GPUS[task.gpu]
+    said = _RUNTIME.search(body)      # the error line, then the reason that starts with the error it is
+    if said is not None and said[1] != said[2]:
+        return f"the runtime reports {said[1]!r} for a refusal that is {said[2]!r}"
     for pattern, limit in ((_DYN_SMEM, gpu.smem_dyn_max), (_TRITON_SMEM, gpu.smem_dyn_max)):
         said = pattern.search(body)
         if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):

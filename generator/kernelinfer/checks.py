@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import operator
 import re
+from itertools import zip_longest
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.check import reports
 from generator.check.qa import CheckSet
+from generator.sim.clock import machine_range
+from generator.sim.prompt import user_prompt
 
 CHECKS = CheckSet("kernelinfer")
 # a feedback turn's first line, matched from the start of the turn up to its first newline or its end
@@ -73,6 +77,40 @@ def _timestamps(row):
     h, rem = divmod(int(row["elapsed_s"]), 3600)
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return f"elapsed_hms {row['elapsed_hms']} != elapsed_s {row['elapsed_s']}"
+
+
+@CHECKS.check("step_time", "each step lasts at least its build's machine seconds (`clock.machine_range`: compile, "
+              "check and, for an ok step, the benchmark with its 111 runs of the measured time)")
+def _step_time(row):
+    secs = _seconds([h for h in _headers(row) if h])
+    messages, impl = row["messages"], row["impl"]
+    for step, (t, before, now) in enumerate(zip(row["trace"], [0] + secs, secs), 1):
+        lo = machine_range(impl, messages[2 * step]["content"].count("\n") + 1, t["status"], t["time_ms"])[0]
+        if now - before < lo - 1:        # two stamps rounded to whole seconds
+            return f"step {step}: {t['status']} step lasts {now - before} s; its build and run take >= {lo:.0f} s"
+
+
+@CHECKS.check("report_numbers", "every report's numbers are the task's (check.reports): time, speedups vs the baseline "
+              "and the best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
+def _report_numbers(row):
+    task, baseline, best = reports.task_of(row), row["baseline_ms"], None
+    for t, m in zip(row["trace"], row["messages"][3::2]):
+        time = t["time_ms"]
+        said = reports.problem(task, t["status"], m["content"].partition("\n")[2], time, baseline, best)
+        if said:
+            return f"step {t['step']}: {said}"
+        if time is not None and (best is None or time < best):
+            best = time
+
+
+@CHECKS.check("task_turn", "the task turn is the harness's statement of the row's task (prompt.user_prompt): op, "
+              "shape, dtype, the GPU and its limits, compile target, baseline, roofline and the correctness criterion")
+def _task_turn(row):
+    said, want = row["messages"][1]["content"], user_prompt(reports.task_of(row), row)
+    if said != want:
+        n, line, should = next((n, a, b) for n, (a, b) in enumerate(zip_longest(said.splitlines(), want.splitlines(),
+                                                                                 fillvalue=""), 1) if a != b)
+        return f"task turn line {n} says {line[:80]!r}; the task states {should[:80]!r}"
 
 
 @CHECKS.check("duration", "simulated duration within 1.0-5.0 h")
@@ -180,8 +218,8 @@ def _types(row):
         return "a count or step number is not an int"
 
 
-@CHECKS.shortcut((_step_count, _message_roles, _feedback_header, _timestamps, _duration, _time_physics, _best_step,
-               _speedup, _kept, _attempts, _arch_gating, _fix))
+@CHECKS.shortcut((_step_count, _message_roles, _feedback_header, _timestamps, _step_time, _report_numbers, _task_turn,
+                  _duration, _time_physics, _best_step, _speedup, _kept, _attempts, _arch_gating, _fix))
 def _session_checks_pass(row) -> bool:
     """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
     turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
@@ -202,11 +240,19 @@ def _session_checks_pass(row) -> bool:
     if row["elapsed_hms"] != f"{h}:{rem // 60:02d}:{rem % 60:02d}":
         return False
     roof, lacks = row["roofline_ms"], gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
-    messages = row["messages"]      # step s's source is messages[2 * s]
+    messages = row["messages"]      # step s's source is messages[2 * s], its report messages[2 * s + 1]
+    task, impl, baseline = reports.task_of(row), row["impl"], row["baseline_ms"]
+    if messages[1]["content"] != user_prompt(task, row):
+        return False
     running, n_ok, prev = float("inf"), 0, None
-    for step, t in enumerate(trace, 1):
-        time, ok = t["time_ms"], t["status"] == "ok"
+    for step, (t, before, now) in enumerate(zip(trace, [0] + secs, secs), 1):
+        time, ok, status = t["time_ms"], t["status"] == "ok", t["status"]
         if t["step"] != step or (time is None) == ok:
+            return False
+        if now - before < machine_range(impl, messages[2 * step]["content"].count("\n") + 1, status, time)[0] - 1:
+            return False
+        if reports.problem(task, status, messages[2 * step + 1]["content"].partition("\n")[2], time, baseline,
+                           None if running == float("inf") else running):
             return False
         improved = ok and time < running
         if t["kept"] != improved:

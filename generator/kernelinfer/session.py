@@ -275,7 +275,8 @@ def simulate_session(task, rng: np.random.Generator) -> dict:
         raise ValueError(f"{task}: no candidate compiled, launched and passed in {len(eng.steps)} steps")
     steps = eng.steps
     impl = task.impl
-    draws = [clock.step_draws(rng, kind, impl, out.lines, out.expected.status) for kind, out, _text in steps]
+    draws = [clock.step_draws(rng, kind, impl, out.lines, out.expected.status, out.time_ms)
+             for kind, out, _text in steps]
     lo = 3600 * (MIN_HOURS + 0.03 + 0.25 * rng.random())
     hi = 3600 * (MAX_HOURS - 0.02 - 0.3 * rng.random())
     stamps = clock.schedule(draws, min_total_s=lo, max_total_s=hi)

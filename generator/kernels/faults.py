@@ -1276,8 +1276,7 @@ def expect_clean(source: Source, task, variant, params) -> Expected:
     if reason and reason.startswith("ptxas"):
         return _static_over_limit(source, variant.smem_bytes(full, task.dtype, task))
     if reason:
-        err = ("invalid configuration argument" if "thread" in reason else
-               "too many resources requested for launch" if "register" in reason else "invalid argument")
+        err = reason.partition(":")[0]    # each reason starts with the runtime error it is
         return Expected("launch_error", "dyn_smem_over_cap", "runtime", None, f"CUDA error: {err}", reason)
     return OK
 

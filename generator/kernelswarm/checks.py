@@ -11,6 +11,7 @@ import math
 import re
 
 from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
@@ -311,7 +312,8 @@ def _fix_resends(row):
 
 
 @CHECKS.check("build_time", "a result comes its build's machine seconds after its candidate (or the review that "
-              "cleared it): within what `clock.machine_range` allows for its language, source length and status")
+              "cleared it): within what `clock.machine_range` allows for its language, source length, status and "
+              "measured time")
 def _build_time(row):
     msgs = row["messages"]
     cleared: dict[int, float] = {}      # candidate index -> when a review cleared it
@@ -330,7 +332,7 @@ def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, floa
     candidate = msgs[m["ref"]]
     took = m["t"] - max(candidate["t"], cleared.get(m["ref"], 0.0))
     lines = candidate["content"].count("\n") + 1
-    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]))
+    lo, hi = machine_range(impl, lines, _BUILD_STATUS.get(m["status"], m["status"]), m["time_ms"])
     if lo - _CLOCK_ATOL <= took <= hi + _CLOCK_ATOL:
         return None
     return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"
@@ -359,6 +361,23 @@ def _rebench_problem(m: dict) -> str | None:
     return None
 
 
+@CHECKS.check("report_numbers", "every result's numbers are the task's (check.reports): time, speedups vs the baseline "
+              "and the team's best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
+def _report_numbers(row):
+    task, baseline = reports.task_of(row), row["baseline_ms"]
+    shared = baseline           # the team's best; a report names it once a result has beaten the baseline
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result":
+            time = m["time_ms"]
+            said = reports.problem(task, m["status"], m["content"].partition("\n")[2], time, baseline,
+                                   shared if shared < baseline else None)
+            if said:
+                return f"message {i}: {said}"
+            if time is not None and time < shared:
+                shared = time
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -371,7 +390,7 @@ def _unique(rows):
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
               _physics, _arch_gating, _causality, _review_quotes, _fix_resends,
-              _build_time, _rebench_noise)
+              _build_time, _rebench_noise, _report_numbers)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -396,6 +415,7 @@ def row_checks_pass(row) -> bool:
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
+    task = reports.task_of(row)
     verdict = None
     built: set[int] = set()
     cleared: dict[int, float] = {}
@@ -413,6 +433,9 @@ def row_checks_pass(row) -> bool:
                 built.add(m["ref"])
                 status, ms = m["status"], m["time_ms"]
                 if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
+                    return False
+                if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
+                                   shared if shared < baseline else None):
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":
                     return False

@@ -150,7 +150,8 @@ class _Episode:
                                      tune=kind == "tune", style=agent.style,
                                      replaces=agent.last_code if kind == "fix" else None)
         agent.last_code = outcome.source.text
-        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status)
+        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status,
+                                         outcome.time_ms)
         agent.t = max(agent.t, self.now) + think
         agent.tries += 1
         self.sent.add(_key(tag, params))

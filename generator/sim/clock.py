@@ -2,7 +2,9 @@
 
 Why a model and not a constant: real sessions spend most time thinking about structural rewrites, and the more
 code a rewrite produces the longer it takes; little on a one-line tuning edit; nvcc on a large CUDA template
-takes longer than Triton's JIT; a candidate that fails to compile never reaches the benchmark. Machine time (compile, check, benchmark) is physical and fixed per step;
+takes longer than Triton's JIT; a candidate that fails to compile never reaches the benchmark, and one that
+does runs as often as the harness says (a slow kernel's benchmark lasts its runs). Machine time (compile, check,
+benchmark) is physical and fixed per step;
 think time is the engineer's and is what `schedule` stretches or squeezes so a session lands in its
 [min_total, max_total] window. Shared by kernelinfer (sessions) and kernelswarm (agents' turns).
 """
@@ -29,40 +31,53 @@ COMPILE_BASE_S = {"cuda": 6.0, "triton": 2.0}
 COMPILE_PER_LINE_S = {"cuda": 0.06, "triton": 0.012}
 COMPILE_ERROR_FRACTION = 0.6   # a failing compile stops early (front end or ptxas aborts)
 CHECK_S = 4.0                  # correctness run against the reference
-BENCH_S = 9.0                  # warm-up plus timed iterations plus L2 flushes
+BENCH_S = 9.0                  # the benchmark's harness: process, L2 flushes, event pairs, the runs of a fast kernel
+# Runs of the kernel itself in an ok step: the correctness run, then 10 warm-up and 100 timed runs (the task
+# statement's timing, prompt.py), so an ok step lasts at least KERNEL_RUNS times its measured time on top.
+KERNEL_RUNS = 111
 
 
-def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
+def step_draws(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str,
+               time_ms: float | None = None) -> tuple[float, float]:
     """Draw one step: (the log of its think seconds, its machine seconds): think by kind and size of the change,
-    compile by language and size, check/bench by status. The log becomes seconds in `schedule`, for all steps on
-    one array (a np.exp call per step costs more than the rest of the step's draw; the values are the same)."""
+    compile by language and size, check/bench by status and, for an ok step, its kernel's measured `time_ms`.
+    The log becomes seconds in `schedule`, for all steps on one array (a np.exp call per step costs more than
+    the rest of the step's draw; the values are the same)."""
     log_think = math.log(think_median_s(kind, source_lines)) + THINK_SIGMA * rng.standard_normal()
     compile_factor = 0.8 + 0.4 * rng.random()       # Generator.random() is a Python float already
     bench_factor = 0.8 + 0.4 * rng.random() if status == "ok" else 0.0
-    return log_think, _machine_s(impl, source_lines, status, compile_factor, bench_factor)
+    return log_think, _machine_s(impl, source_lines, status, compile_factor, bench_factor, time_ms)
 
 
-def machine_range(impl: str, source_lines: int, status: str) -> tuple[float, float]:
-    """The least and most machine seconds `step_draws` gives a step of this language, source length and status
-    (the QA's bound on how long a build and run took): the same formula at its factors' ends."""
-    return (_machine_s(impl, source_lines, status, 0.8, 0.8), _machine_s(impl, source_lines, status, 1.2, 1.2))
+def machine_range(impl: str, source_lines: int, status: str, time_ms: float | None = None) -> tuple[float, float]:
+    """The least and most machine seconds `step_draws` gives a step of this language, source length, status and
+    measured time (the QA's bound on how long a build and run took): the same formula at its factors' ends."""
+    return (_machine_s(impl, source_lines, status, 0.8, 0.8, time_ms),
+            _machine_s(impl, source_lines, status, 1.2, 1.2, time_ms))
 
 
-def _machine_s(impl: str, source_lines: int, status: str, compile_factor: float, bench_factor: float) -> float:
+def _machine_s(impl: str, source_lines: int, status: str, compile_factor: float, bench_factor: float,
+               time_ms: float | None) -> float:
     """Machine seconds of a step whose compile and benchmark take these factors of their nominal times: a
-    failing compile stops early; a compiled kernel is checked; a correct one is benchmarked."""
+    failing compile stops early; a compiled kernel is checked; a correct one is benchmarked, its KERNEL_RUNS
+    runs of `time_ms` on top of the harness's own time."""
     compile_s = (COMPILE_BASE_S[impl] + COMPILE_PER_LINE_S[impl] * source_lines) * compile_factor
     if status == "compile_error":
         return compile_s * COMPILE_ERROR_FRACTION
     machine = compile_s + CHECK_S
-    return machine + BENCH_S * bench_factor if status == "ok" else machine
+    if status != "ok":
+        return machine
+    if time_ms is None:
+        raise ValueError("an ok step's machine time needs its measured time_ms")
+    return machine + BENCH_S * bench_factor + KERNEL_RUNS * time_ms * 1e-3
 
 
-def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str) -> tuple[float, float]:
+def step_cost(rng: np.random.Generator, kind: str, impl: str, source_lines: int, status: str,
+              time_ms: float | None = None) -> tuple[float, float]:
     """One step's (think, machine) seconds, drawn as `step_draws` draws them: think time lognormal around its
     kind's median and elastic (what `schedule` scales), machine time fixed. A plain pair, positional arguments:
     kernelswarm asks for ~54,000 a run."""
-    log_think, machine = step_draws(rng, kind, impl, source_lines, status)
+    log_think, machine = step_draws(rng, kind, impl, source_lines, status, time_ms)
     return math.exp(log_think), machine
 
 

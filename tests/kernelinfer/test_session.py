@@ -129,18 +129,18 @@ def test_aggregate_shape_of_the_data(sessions):
 def test_schedule_is_strict_and_bounded():
     rng = np.random.default_rng(0)
     kinds = ["tune"] * 40
-    draws = [clock.step_draws(rng, kind, "triton", 80, "ok") for kind in kinds]
+    draws = [clock.step_draws(rng, kind, "triton", 80, "ok", 0.5) for kind in kinds]
     stamps = clock.schedule(draws, min_total_s=3600, max_total_s=18000)
     assert all(b > a for a, b in zip(stamps, stamps[1:])) and abs(stamps[-1] - 3600) <= 1
     stamps = clock.schedule(draws, min_total_s=10, max_total_s=300)
     assert stamps[-1] >= sum(machine for _log_think, machine in draws) - 1   # machine time is not compressible
     unscaled = clock.schedule(draws, min_total_s=0, max_total_s=1e9)
     again = np.random.default_rng(0)                                     # the same draws, step by step
-    costs = [sum(clock.step_cost(again, kind, "triton", 80, "ok")) for kind in kinds]
+    costs = [sum(clock.step_cost(again, kind, "triton", 80, "ok", 0.5)) for kind in kinds]
     assert unscaled == np.rint(np.cumsum(costs)).astype(int).tolist()
     assert clock.hms(3 * 3600 + 62) == "3:01:02"
-    _think, cuda = clock.step_cost(np.random.default_rng(1), "tune", "cuda", 300, "ok")
-    _think, tri = clock.step_cost(np.random.default_rng(1), "tune", "triton", 300, "ok")
+    _think, cuda = clock.step_cost(np.random.default_rng(1), "tune", "cuda", 300, "ok", 0.5)
+    _think, tri = clock.step_cost(np.random.default_rng(1), "tune", "triton", 300, "ok", 0.5)
     assert cuda > tri                                                    # machine seconds
 
 

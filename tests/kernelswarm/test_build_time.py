@@ -37,7 +37,7 @@ def test_builds_last_their_machine_seconds_and_episodes_their_horizon(episodes):
         for m in msgs:
             if m["kind"] == "result" and m["status"] == "ok":
                 candidate = msgs[m["ref"]]
-                lo, hi = machine_range(row["impl"], candidate["content"].count("\n") + 1, "ok")
+                lo, hi = machine_range(row["impl"], candidate["content"].count("\n") + 1, "ok", m["time_ms"])
                 took = m["t"] - max(candidate["t"], reviewed.get(m["ref"], 0.0))
                 assert lo - 0.15 <= took <= hi + 0.15, (row["scenario"], took, lo, hi)
                 builds += 1
@@ -53,3 +53,21 @@ def test_the_build_time_rule_reports_a_uniformly_stretched_clock(episodes):
     found = [m for m in semantic.check("episode", row) if m.startswith("build_time: ")]
     assert found and "its build takes" in found[0], found
     assert not row_checks_pass(row)
+
+
+def test_a_slow_kernels_result_comes_after_its_benchmark_runs():
+    """An ok result of a kernel measured at T ms comes at least 111 runs of T after its candidate (0.6.1: a
+    238 ms naive GEMM "measured 100 times" 25 s after its candidate); `build_time` holds it to that."""
+    task = make_task("gemm_fp16", "cuda", "a10", "fp16", {"M": 1024, "N": 128256, "K": 4096})
+    row = simulate_episode(task, "pipeline", rng_for(5, 9, 0))
+    row = {"episode_id": f"x_pipeline_{row['num_messages']}", **row}
+    msgs = row["messages"]
+    slow = [m for m in msgs if m["kind"] == "result" and m["status"] == "ok" and m["time_ms"] > 100]
+    assert slow
+    for m in slow:
+        assert m["t"] - msgs[m["ref"]]["t"] >= 111 * m["time_ms"] * 1e-3
+    assert semantic.check("episode", row) == []
+    lie = copy.deepcopy(row)
+    m = next(m for m in lie["messages"] if m in slow)
+    m["t"] = lie["messages"][m["ref"]]["t"] + 20.0     # what 0.6.1's fixed benchmark time allowed
+    assert any(p.startswith("build_time: ") for p in semantic.check("episode", lie))

@@ -51,3 +51,91 @@ def test_wrong_results_show_their_signature():
     assert n - correctness.TILE <= first < n and "last tile" in tail
     assert "varies run to run" in correctness.failed_text(t, "racy_reduction", u)
     assert "constant factor" in correctness.failed_text(t, "dropped_scale", u)
+
+
+def _counted(text):
+    """(elements counted, mismatches or None, first index or None) of a correctness report."""
+    m = re.search(r"(\d+) / (\d+)", text)
+    first = re.search(r"first (?:bad index:|at index) (\d+)", text)
+    return int(m[2]), int(m[1]), int(first[1]) if first else None
+
+
+def test_every_op_counts_its_output_tensors():
+    """Each op's count is defined, and never more elements than the op's minimum traffic can write."""
+    from generator.catalog.ops import OPS
+    from generator.catalog.tasks import all_tasks
+    assert set(correctness.OUTPUTS) == set(OPS)
+    for t in all_tasks():
+        assert 1 <= correctness.output_elements(t) <= OPS[t.op].bytes_moved(t.shape_dict(), t.dtype), t
+
+
+@pytest.mark.parametrize("op, dtype, shape, n", [
+    # what the op's description says it writes (0.6.1 counted the shape without its "reduction-like" keys)
+    ("conv2d_nhwc", "fp16", {"N": 1, "H": 64, "W": 64, "C": 320, "K": 320, "R": 3, "S": 3}, 64 * 64 * 320),
+    ("flash_prefill", "fp16", {"B": 1, "H": 32, "S": 4096, "D": 128}, 4096 * 32 * 128),
+    ("logits_softmax", "fp32", {"B": 1, "V": 128256}, 128256),
+    ("paged_kv_copy", "fp16", {"NB": 256, "P": 16, "H": 8, "D": 128}, 2 * 256 * 16 * 8 * 128),
+    ("swa_decode", "fp16", {"B": 8, "H": 8, "D": 128, "T": 32768, "W": 4096}, 8 * 8 * 128),
+    ("moe_topk_gating", "fp32", {"T": 4096, "E": 8, "K": 2}, 4096 * 2),
+    ("layernorm", "fp16", {"T": 1500, "H": 1280}, 1500 * 1280),
+])
+def test_reports_count_the_output_elements(op, dtype, shape, n):
+    t = _task(op, dtype, shape)
+    ok = correctness.ok_text(t, 0.5)
+    assert "max_abs_err" in ok or _counted(ok)[0] == n
+    for kind in ("off_by_one_mask", "dropped_scale", "wrong_stride", "racy_reduction"):
+        for u in ((0.0, 0.0, 0.0, 0.0), (0.99, 0.99, 0.99, 0.99)):
+            total, bad, first = _counted(correctness.failed_text(t, kind, u))
+            assert total == n and 1 <= bad <= n and 0 <= first < n, (kind, u)
+    tail = correctness.failed_text(t, "off_by_one_mask", (0.5, 0.5, 0.5, 0.5))
+    assert f"..{n - 1})" in tail
+
+
+def _catalog_sample():
+    """One task per (op, dtype): its first shape on its first GPU."""
+    from generator.catalog.tasks import all_tasks
+    seen = {}
+    for t in all_tasks():
+        seen.setdefault((t.op, t.dtype), t)
+    return list(seen.values())
+
+
+def test_every_report_meets_or_breaks_its_own_criterion():
+    """A pass lies within atol + rtol * |ref| (|ref| = max_abs_err / max_rel_err); a failure lies beyond it, its
+    counts inside the output. 0.6.1: logits_softmax passed with errors over its fp32 bound and a |ref| of 4 (a
+    probability), and a race under fp8's loose tolerance "failed" inside it."""
+    from generator.check import reports
+    grid = [(a, b, c, d) for a in (0.0, 0.99) for b in (0.0, 0.99) for c in (0.0, 0.5, 0.99) for d in (0.2, 0.8)]
+    for t in _catalog_sample():
+        for u in (0.0, 0.5, 0.999):
+            assert reports._passed(t, correctness.ok_text(t, u)) is None, (t, u)
+        for kind in ("off_by_one_mask", "dropped_scale", "wrong_stride", "racy_reduction"):
+            for u in grid:
+                assert reports._failed(t, correctness.failed_text(t, kind, u)) is None, (t, kind, u)
+
+
+def test_probabilities_are_reported_as_probabilities():
+    t = _task("logits_softmax", "fp32", {"B": 1, "V": 128256})
+    text = correctness.ok_text(t, 0.999)
+    err, rel = (float(x) for x in re.search(r"max_abs_err = (\S+), max_rel_err = (\S+);", text).groups())
+    assert err / rel < 1e-3          # the largest of 128,256 probabilities: ~6e-4
+
+
+def test_exact_and_id_ops_state_and_apply_an_exact_criterion():
+    """The task statement and every report of a copy or an id op name an exact comparison, never a float
+    tolerance (0.6.1 stated atol / rtol for them and failed copies against atol)."""
+    for t in _catalog_sample():
+        if t.op in correctness.EXACT_OPS or t.op in correctness.ID_OPS:
+            stated = correctness.tolerance_text(t)
+            assert "exact" in stated and ("rtol" not in stated), stated
+            failed = correctness.failed_text(t, "wrong_stride", (0.5, 0.5, 0.5, 0.5))
+            assert "exact" in failed and "atol" not in failed, failed
+
+
+def test_a_race_on_one_id_varies_between_reruns():
+    """0.6.1 printed "varies run to run (3 reruns: 1, 1, 1 mismatches)" for a race on a single sampled id."""
+    t = _task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50})
+    for u3 in (0.0, 0.3, 0.7, 0.99):
+        text = correctness.failed_text(t, "racy_reduction", (0.5, 0.5, 0.5, u3))
+        runs = re.search(r"3 reruns: (\d+), (\d+), (\d+) mismatches", text).groups()
+        assert len(set(runs)) > 1 and max(map(int, runs)) <= 1, text

@@ -50,3 +50,27 @@ def test_session_reports_launch_error_in_trace_feedback_and_prompt(row):
 def test_reward_and_stats_know_launch_error():
     assert rewards.result_reward("launch_error", None, 1.0) == rewards.COMPILE_ERROR == -0.1
     assert "launch_error" in STATUSES and "launch_error" in rewards.RESULT_STATUSES
+
+
+def test_each_refusal_reports_the_runtime_error_it_is():
+    """A register refusal is cudaErrorLaunchOutOfResources ("too many resources requested for launch"), a block
+    over 1024 threads cudaErrorInvalidConfiguration, dynamic shared memory over the cap cudaErrorInvalidValue
+    ("invalid argument"). 0.6.1 printed "invalid configuration argument" over every register refusal (its
+    reason names threads)."""
+    from generator.catalog.resources import read_table
+    from generator.check import reports
+    from generator.sim import feedback
+    refused = [(k, use) for k, use in read_table()[1].items()
+               if use.registers * use.threads > next(g for g in GPUS.values() if g.arch == k[3]).regs_per_sm]
+    for (op, tag, dtype, arch, shape, params), _use in refused[:3]:
+        gpu = next(g for g in GPUS.values() if g.arch == arch)
+        task = make_task(op, "cuda", gpu.name, dtype, {a: int(b) for a, b in (kv.split("=") for kv in shape.split(","))})
+        v = next(x for x in variants_for(op, "cuda") if x.tag == tag)
+        values = dict(kv.split("=") for kv in params.split(","))
+        full = {name: type(choices[0])(values[name]) for name, choices in v.params.items()}
+        text = feedback.feedback_text(task, expect_clean(render(task, v, full), task, v, full))
+        assert "CUDA error: too many resources requested for launch\n  (too many resources" in text, text
+        assert reports.problem(task, "launch_error", text, None, 1.0, None) is None
+        lie = text.replace("CUDA error: too many resources requested for launch", "CUDA error: invalid argument")
+        assert "the runtime reports" in reports.problem(task, "launch_error", lie, None, 1.0, None)
+    assert len(refused) >= 3

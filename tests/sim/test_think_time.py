@@ -6,7 +6,7 @@ from generator.sim import clock
 
 def _median_think(kind, lines):
     rng = np.random.default_rng(7)
-    return float(np.median([clock.step_cost(rng, kind, "cuda", lines, "ok")[0] for _ in range(400)]))
+    return float(np.median([clock.step_cost(rng, kind, "cuda", lines, "ok", 0.5)[0] for _ in range(400)]))
 
 
 def test_rewrite_time_grows_with_the_new_kernel_and_tweaks_stay_quick():

@@ -1,0 +1,146 @@
+"""The numbers inside a harness report, recomputed from the task: what a GPU engineer reading one would check.
+
+A benchmark report's time is the step's, its speedups divide the row's baseline and the best before it, its GB/s
+and TFLOPS are the op's minimum bytes and flops over that time against this GPU's peaks; a correctness report
+names the task's tolerance, counts the op's output elements (`correctness.output_elements`), its mismatches and
+indices lie inside them, a pass meets its own criterion and a failure breaks it; a launch refusal quotes this GPU's
+limits. Shared by both datasets' QA (kernelinfer steps, kernelswarm results), so any file is held to it.
+"""
+from __future__ import annotations
+
+import re
+
+from generator.catalog import perf
+from generator.catalog.hardware import GPUS
+from generator.catalog.tasks import Task
+from generator.sim import correctness
+
+# the benchmark's three lines: time, speedups, achieved figures (memory- or compute-bound wording)
+_BENCHMARK = re.compile(r"^time: (\S+) ms \(median of 100 runs\)\nspeedup: (\S+)x vs baseline \((\S+) ms\)"
+                        r"(?:, (\S+)x vs best so far \((\S+) ms\))?\nachieved: (.*)$", re.M)
+_OK_FLOAT = re.compile(r"^correctness: ok \(max_abs_err = (\S+), max_rel_err = (\S+); atol = (\S+), rtol = (\S+)\)$", re.M)
+_OK_COUNT = re.compile(r"^correctness: ok \((?:bit-exact|ids): (\d+) / (\d+) ", re.M)
+_FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err = (\S+) \(rtol = (\S+)\)$", re.M)
+_FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), first (?:bad index:|at index) (\d+);"
+                         r"(?: all in the last tile \(indices (\d+)\.\.(\d+)\))?", re.M)
+_RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
+_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
+_DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
+_TRITON_SMEM = re.compile(r"Required: (\d+), Hardware limit: (\d+)\.")
+_REGISTERS = re.compile(r"(\d+) registers x (\d+) threads > (\d+) per block")
+
+
+def problem(task, status: str, body: str, time_ms: float | None, baseline_ms: float, best_ms: float | None) -> str | None:
+    """What is false in the report `body` (the text after its RESULT line) of a step of `task` with this status
+    and measured time, given the row's baseline and the best time before it (None where the report names none)."""
+    if status == "ok":
+        return _benchmark(task, body, time_ms, baseline_ms, best_ms) or _passed(task, body)
+    if status == "wrong_result":
+        return _failed(task, body)
+    if status == "launch_error":
+        return _refusal(task, body)
+    return None
+
+
+def _near(said: str, value: float, decimals: int) -> bool:
+    """`said` is `value` printed with `decimals` decimals (one unit of the last place of slack for rounding)."""
+    return abs(float(said) - value) <= 10.0 ** -decimals * 1.01
+
+
+def _benchmark(task, body: str, time_ms: float, baseline_ms: float, best_ms: float | None) -> str | None:
+    """The benchmark lines, against the same figures formatted as the report prints them (time 4 decimals,
+    speedups 2, GB/s 0, percentages 1, TFLOPS 2 or 1)."""
+    said = _BENCHMARK.search(body)
+    if said is None:
+        return "an ok report without its time, speedup and achieved lines"
+    time, speedup, baseline, best_speedup, best, achieved = said.groups()
+    if time != "%.4f" % time_ms:
+        return f"reports {time} ms, measured {time_ms} ms"
+    if (speedup, baseline) != ("%.2f" % (baseline_ms / time_ms), "%.4f" % baseline_ms):
+        return f"speedup {speedup}x vs baseline ({baseline} ms) is not {baseline_ms} / {time_ms}"
+    if best_ms is None and best is not None or best_ms is not None and (best_speedup, best) != (
+            "%.2f" % (best_ms / time_ms), "%.4f" % best_ms):
+        return f"{best_speedup}x vs best so far ({best} ms): the best before it is {best_ms} ms"
+    bandwidth, tflops, compute, bound = perf.achieved_values(task, time_ms)
+    dram = GPUS[task.gpu].dram_gbps
+    if bound == "memory":
+        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f TFLOPS" % (
+            bandwidth * dram, 100 * bandwidth, dram, tflops)
+    else:
+        want = "%.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
+            tflops, 100 * compute, bandwidth * dram, 100 * bandwidth)
+    if achieved != want:
+        return f"achieved {achieved!r}: the op's bytes and flops over {time_ms} ms are {want!r}"
+    return None
+
+
+def _passed(task, body: str) -> str | None:
+    n = correctness.output_elements(task)
+    if task.op in correctness.EXACT_OPS or task.op in correctness.ID_OPS:
+        said = _OK_COUNT.search(body)
+        if said is None or said[1] != "0" or int(said[2]) != n:
+            return f"a pass of {task.op} must compare its {n} output elements exactly with none differing"
+        return None
+    said = _OK_FLOAT.search(body)
+    if said is None:
+        return "an ok report without its correctness line"
+    err, rel, atol, rtol = map(float, said.groups())
+    if (atol, rtol) != correctness.TOLERANCES[task.dtype]:
+        return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
+    if not (rel > 0 and err > 0):
+        return "a rounded float result reports no error at all"
+    if err > (atol + rtol * err / rel) * 1.001:      # |ref| of the worst element = err / rel
+        return f"passes with max_abs_err {err:g} over its own bound atol + rtol * |ref| = {atol + rtol * err / rel:.4g}"
+    return None
+
+
+def _failed(task, body: str) -> str | None:
+    n = correctness.output_elements(task)
+    said = _FAIL_COUNT.search(body)
+    if said is None:
+        return "a wrong result without its mismatch count"
+    bad, total, first = int(said[1]), int(said[2]), int(said[4])
+    if total != n:
+        return f"counts {total} output elements; {task.op} at this shape writes {n}"
+    if not (1 <= bad <= n and first < n and _near(said[3], 100 * bad / n, 2)):
+        return f"{bad} / {total} mismatches ({said[3]}%) from index {first} do not fit {n} elements"
+    if said[6] is not None and (int(said[6]) != n - 1 or int(said[5]) != first):
+        return f"the last tile's indices {said[5]}..{said[6]} do not end at element {n - 1}"
+    reruns = _RERUNS.search(body)
+    if reruns is not None and (len(set(reruns.groups())) == 1 or max(map(int, reruns.groups())) > n):
+        return f"reruns with {', '.join(reruns.groups())} mismatches of {n} do not show a race varying run to run"
+    if task.op in correctness.EXACT_OPS or task.op in correctness.ID_OPS:
+        exact = "(bit-exact comparison)" if task.op in correctness.EXACT_OPS else "(ids compared exactly)"
+        if exact not in body or "max_abs_err" in body:
+            return f"a failed {task.op} check must be an exact comparison {exact}, not a float tolerance"
+        return None
+    floats = _FAIL_FLOAT.search(body)
+    if floats is None:
+        return "a float wrong result without its error line"
+    err, atol, rel, rtol = map(float, floats.groups())
+    if (atol, rtol) != correctness.TOLERANCES[task.dtype]:
+        return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
+    if err <= atol + rtol * err / rel:
+        return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
+    return None
+
+
+def _refusal(task, body: str) -> str | None:
+    gpu = GPUS[task.gpu]
+    said = _RUNTIME.search(body)      # the error line, then the reason that starts with the error it is
+    if said is not None and said[1] != said[2]:
+        return f"the runtime reports {said[1]!r} for a refusal that is {said[2]!r}"
+    for pattern, limit in ((_DYN_SMEM, gpu.smem_dyn_max), (_TRITON_SMEM, gpu.smem_dyn_max)):
+        said = pattern.search(body)
+        if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):
+            return f"refuses {said[1]} bytes of shared memory against {said[2]}; {gpu.name} allows {limit} per block"
+    said = _REGISTERS.search(body)
+    if said is not None and (int(said[3]) != gpu.regs_per_sm or int(said[1]) * int(said[2]) <= gpu.regs_per_sm):
+        return f"{said[1]} registers x {said[2]} threads against {said[3]}; {gpu.name} has {gpu.regs_per_sm} per block"
+    return None
+
+
+def task_of(row: dict) -> Task:
+    """The task a session or episode row states (model-configuration shapes included: `task_in_catalog` judges
+    whether it is one)."""
+    return Task(row["op"], row["impl"], row["gpu"], row["dtype"], tuple(row["shape"].items()))

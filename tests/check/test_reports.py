@@ -1,0 +1,115 @@
+"""The numbers inside harness reports (check.reports): real rows pass; each planted lie is named, through the
+QA check `report_numbers` of both datasets and the validator."""
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from generator.catalog.tasks import split_tasks
+from generator.check import reports, semantic
+from generator.kernelinfer.session import simulate_session
+from generator.kernelswarm.episode import simulate_episode
+from generator.sim.seeding import rng_for
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    train = split_tasks(4, 600, 0, stream=1).train
+    return [{"session_id": f"s{i}", **simulate_session(train[i], rng_for(4, 1, i))} for i in range(0, 600, 40)]
+
+
+def _steps(sessions, status):
+    """(row, step index, report body) of every step with this status."""
+    out = []
+    for row in sessions:
+        for i, t in enumerate(row["trace"]):
+            if t["status"] == status:
+                out.append((row, i, row["messages"][3 + 2 * i]["content"]))
+    return out
+
+
+def _problem(row, i, text):
+    """reports.problem for step i of `row` with its report replaced by `text` (the RESULT line kept)."""
+    trace = row["trace"]
+    best = min((t["time_ms"] for t in trace[:i] if t["time_ms"] is not None), default=None)
+    return reports.problem(reports.task_of(row), trace[i]["status"], text.partition("\n")[2], trace[i]["time_ms"],
+                           row["baseline_ms"], best)
+
+
+def test_real_reports_pass(sessions):
+    for status in ("ok", "wrong_result", "launch_error"):
+        found = _steps(sessions, status)
+        assert found, status
+        for row, i, text in found:
+            assert _problem(row, i, text) is None, (status, text)
+    assert all(semantic.check("session", row) == [] for row in sessions)
+
+
+def _swap(text, pattern, new):
+    changed = re.sub(pattern, new, text, count=1, flags=re.M)
+    assert changed != text, pattern
+    return changed
+
+
+OK_LIES = {
+    "time": (r"^time: [0-9.]+", "time: 123.4567", "reports 123.4567 ms"),
+    "speedup": (r"^speedup: [0-9.]+x", "speedup: 99.99x", "vs baseline"),
+    "bandwidth": (r"achieved: \d+ GB/s", "achieved: 1 GB/s", "the op's bytes and flops"),
+    "tflops": (r"achieved: [0-9.]+ TFLOPS", "achieved: 0.0 TFLOPS", "the op's bytes and flops"),
+}
+
+
+@pytest.mark.parametrize("lie", sorted(OK_LIES))
+def test_benchmark_lies_are_named(sessions, lie):
+    pattern, new, said = OK_LIES[lie]
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "ok") if re.search(pattern, t, re.M))
+    assert said in (_problem(row, i, _swap(text, pattern, new)) or "")
+
+
+def test_best_so_far_is_the_best_before(sessions):
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "ok") if "best so far" in t)
+    assert "best so far" in _problem(row, i, _swap(text, r"vs best so far \([0-9.]+ ms\)", "vs best so far (0.0001 ms)"))
+
+
+def test_correctness_lies_are_named(sessions):
+    float_ok = next((r, i, t) for r, i, t in _steps(sessions, "ok") if "max_abs_err" in t)
+    row, i, text = float_ok
+    assert "tolerance" in _problem(row, i, _swap(text, r"atol = [0-9.e-]+, rtol", "atol = 0.5, rtol"))
+    beyond = _swap(text, r"max_abs_err = \S+, max_rel_err = \S+;", "max_abs_err = 1.0, max_rel_err = 0.9;")
+    assert "its own bound" in _problem(row, i, beyond)
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "wrong_result") if "mismatches" in t)
+    n = int(re.search(r"mismatches: \d+ / (\d+)", text)[1])
+    assert "output elements" in _problem(row, i, _swap(text, r"mismatches: (\d+) / \d+", rf"mismatches: \1 / {4 * n}"))
+    assert "do not fit" in _problem(row, i, _swap(text, r"first bad index: \d+", f"first bad index: {n}"))
+
+
+def test_launch_limit_lies_are_named(sessions):
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "launch_error")
+                        if re.search(r"(> |Hardware limit: )\d+", t))
+    lie = _swap(text, r"(> |Hardware limit: )\d+", r"\g<1>1048576")
+    assert "allows" in _problem(row, i, lie)
+
+
+def test_both_datasets_run_the_rule(sessions):
+    row = copy.deepcopy(sessions[0])
+    step = next(i for i, t in enumerate(row["trace"]) if t["status"] == "ok")
+    m = row["messages"][3 + 2 * step]
+    m["content"] = _swap(m["content"], r"^time: [0-9.]+", "time: 123.4567")
+    assert any(p.startswith("report_numbers: step") for p in semantic.check("session", row))
+    task = split_tasks(4, 600, 0, stream=1).train[0]
+    episode = simulate_episode(task, "campaign", rng_for(4, 2, 0))
+    episode = {"episode_id": f"x_campaign_{episode['num_messages']}", **episode}
+    assert semantic.check("episode", episode) == []
+    result = next(m for m in episode["messages"] if m["kind"] == "result" and m["status"] == "ok")
+    result["content"] = _swap(result["content"], r"^time: [0-9.]+", "time: 123.4567")
+    assert any(p.startswith("report_numbers: message") for p in semantic.check("episode", episode))
+
+
+def test_the_task_turn_states_the_rows_task(sessions):
+    """kernelinfer's task_turn: the user turn is the harness's statement of the row's own task."""
+    row = copy.deepcopy(sessions[0])
+    turn = row["messages"][1]
+    turn["content"] = _swap(turn["content"], r"^Compile target: \S+", "Compile target: sm_75.")
+    assert any(p.startswith("task_turn: task turn line") for p in semantic.check("session", row))

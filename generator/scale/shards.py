@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from generator import registry
+from generator.code_digest import code_digest
 from generator.layout import SHARD_SIZE, num_shards, shard_name
 from generator.scale.store import Store
 from generator.write.generate import run_options, shard_summary
@@ -60,11 +61,13 @@ def done_name(shard: int) -> str:
 
 def claim(spec: RunSpec) -> None:
     """Record the run's options in the folder, or refuse a folder that holds another run's shards."""
-    want = orjson.dumps({"dataset": spec.dataset, **spec.options()}, option=orjson.OPT_SORT_KEYS)
+    want = orjson.dumps({"dataset": spec.dataset, **spec.options(), "code": code_digest()},
+                        option=orjson.OPT_SORT_KEYS)
     store = spec.store
     if store.exists(OPTIONS_FILE):
         if store.read(OPTIONS_FILE) != want:
-            raise RunMismatch(f"{spec.url}: holds a run with other options ({store.read(OPTIONS_FILE).decode()}); "
+            raise RunMismatch(f"{spec.url}: holds a run with other options or of other code "
+                              f"({store.read(OPTIONS_FILE).decode()}); "
                               "remove it or pick another --out")
         return
     store.write(OPTIONS_FILE, want)

@@ -17,6 +17,7 @@ import orjson
 import generator
 from generator import SCHEMA_VERSION, interrupts, tokens
 from generator.check import qa
+from generator.code_digest import code_digest
 from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
@@ -232,7 +233,7 @@ def _run(dataset: Dataset, args) -> int:
             num_rows=args.rows, shard_size=args.shard_size, merged_name=dataset.merged_file, num_proc=args.num_proc,
             per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
                                                                                         problems, args.out),
-            finalize=folder_check(problems, args.num_proc), options=options,
+            finalize=folder_check(problems, args.num_proc), options={**options, "code": code_digest()},
             shard_files=ParquetFiles(dataset, args.window_tokens) if args.views else None)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)

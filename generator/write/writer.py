@@ -214,7 +214,7 @@ def _prepare(out: Path, work: Path, marker: bytes) -> Path | None:
         if matches(out):
             finished = out
         elif not (out.is_dir() and not any(out.iterdir())):
-            raise OutputError(f"{out}: exists and was not generated with these options; "
+            raise OutputError(f"{out}: exists and was not generated with these options by this generator; "
                               "remove it or pick another --out")
     work.mkdir(parents=True, exist_ok=True)
     for stale in work.rglob("*.tmp-*"):

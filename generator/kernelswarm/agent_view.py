@@ -20,7 +20,7 @@ stating the task, so each is self-contained.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from generator import tokens
 from generator.sim.clock import hms
@@ -129,14 +129,35 @@ def opening(system: dict, task: str, user: list[str], continued: bool) -> list[d
     return [system, {"role": "user", "content": SEPARATOR.join([task] + [CONTINUED] * continued + user)}]
 
 
+def trims(user: list[str], continued: bool) -> Iterator[tuple[list[str], bool]]:
+    """The ways an opening may hold the user parts `user`, fullest first: all of them, then without the oldest
+    ones, a note counting them (the window then says earlier turns are left out)."""
+    for drop in range(len(user) + 1):
+        yield (user[drop:] if not drop else [f"({drop} earlier messages omitted)"] + user[drop:]), continued or drop > 0
+
+
 def fit_user(system: dict, task: str, user: list[str], continued: bool, budget: int) -> list[dict] | None:
     """`opening` within `budget` tokens, leaving out the oldest user parts (a note says how many) as needed."""
-    for drop in range(len(user) + 1):
-        kept = user[drop:] if not drop else [f"({drop} earlier messages omitted)"] + user[drop:]
-        turns = opening(system, task, kept, continued or drop > 0)
+    for kept, note in trims(user, continued):
+        turns = opening(system, task, kept, note)
         if tokens.chat(turns) <= budget:
             return turns
     return None
+
+
+def is_opening(turn: dict, task: str, user: list[str], continued: bool) -> bool:
+    """Whether `turn` is a window's first user turn for the user parts `user` (some of the oldest perhaps left out):
+    what the validator's rules accept."""
+    return any(opening({}, task, kept, note)[1] == turn for kept, note in trims(user, continued))
+
+
+def user_turn(parts: list[str]) -> dict:
+    return {"role": "user", "content": SEPARATOR.join(parts) or NEXT}
+
+
+def turns(exchanges: list[Exchange]) -> list[dict]:
+    """The exchanges as chat turns (after a window's opening): each user turn and the assistant turn answering it."""
+    return [turn for ex in exchanges for turn in (user_turn(ex.user), {"role": "assistant", "content": ex.assistant})]
 
 
 def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> list[list[dict]]:
@@ -147,7 +168,7 @@ def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> 
     for k, ex in enumerate(exchanges):
         answer = {"role": "assistant", "content": ex.assistant}
         if current is not None:
-            added = [{"role": "user", "content": SEPARATOR.join(ex.user) or NEXT}, answer]
+            added = [user_turn(ex.user), answer]
             if tokens.chat(current) + tokens.chat(added) <= budget:
                 current += added
                 continue
@@ -162,7 +183,7 @@ def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> 
 def tail(system: dict, task: str, exchanges: list[Exchange], last: list[str], budget: int) -> list[dict] | None:
     """The newest exchanges and the user parts `last` (NEXT when none) as one prompt of at most `budget` tokens,
     ending on that user turn; None when not even the task and the newest message fit."""
-    suffix = [{"role": "user", "content": SEPARATOR.join(last) or NEXT}]
+    suffix = [user_turn(last)]
     chosen = None
     for k in range(len(exchanges) - 1, -1, -1):
         ex = exchanges[k]
@@ -171,5 +192,5 @@ def tail(system: dict, task: str, exchanges: list[Exchange], last: list[str], bu
         if tokens.chat(turns) > budget:
             break
         chosen = turns
-        suffix = [{"role": "user", "content": SEPARATOR.join(ex.user) or NEXT}, answer] + suffix
+        suffix = [user_turn(ex.user), answer] + suffix
     return chosen or fit_user(system, task, last, bool(exchanges), budget)

@@ -45,6 +45,7 @@ def episodes() -> list[dict]:
 def test_a_steps_prompt_holds_each_part_or_says_it_left_it_out(session, window):
     rows = steps.rows(session, window_tokens=window)
     bests = step_state.bests(session)
+    history = [step_state.summary(step) for step in session["trace"]]
     notes = 0
     for row in rows:
         i = row["step"] - 1
@@ -52,7 +53,7 @@ def test_a_steps_prompt_holds_each_part_or_says_it_left_it_out(session, window):
         for part in step_state.parts(session, i, bests[i]):
             assert part.text in text or part.note in text, (row["step"], part.name)
             notes += part.text not in text
-        assert step_rewards.prompt_problem(session, i, bests[i], row["prompt"]) is None
+        assert step_rewards.prompt_problem(session, i, bests[i], history, row["prompt"]) is None
     assert rows and (notes > 0 or window == 32_768)
 
 
@@ -75,6 +76,7 @@ def test_a_fix_step_keeps_the_kernel_it_fixes_before_the_best(session):
 def test_the_steps_rule_finds_a_dropped_part_a_wrong_history_line_and_a_later_feedback(session):
     rows = steps.rows(session, window_tokens=32_768)
     bests = step_state.bests(session)
+    history = [step_state.summary(step) for step in session["trace"]]
     row = next(r for r in rows if r["step"] > 3 and bests[r["step"] - 1] is not None)
     i = row["step"] - 1
     best = next(p for p in step_state.parts(session, i, bests[i]) if p.name == "best")
@@ -83,7 +85,7 @@ def test_the_steps_rule_finds_a_dropped_part_a_wrong_history_line_and_a_later_fe
     def lie(edit) -> str | None:
         prompt = copy.deepcopy(row["prompt"])
         prompt[1]["content"] = edit(prompt[1]["content"])
-        return step_rewards.prompt_problem(session, i, bests[i], prompt)
+        return step_rewards.prompt_problem(session, i, bests[i], history, prompt)
 
     assert lie(lambda text: text) is None
     assert "best part" in lie(lambda text: text.replace(best.text + "\n\n", ""))

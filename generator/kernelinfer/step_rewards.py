@@ -39,6 +39,7 @@ def problems(row: dict, steps: list[dict]) -> Iterator[tuple[int, str]]:
     trace, msgs = row["trace"], row["messages"]
     want = rewards(row)
     best = step_state.bests(row)
+    history = [step_state.summary(step) for step in trace]
     for k, view in enumerate(steps):
         n = view["step"]
         if not 1 <= n <= len(trace):
@@ -52,13 +53,14 @@ def problems(row: dict, steps: list[dict]) -> Iterator[tuple[int, str]]:
             yield k, f"step {n}: the completion is not the kernel of the session's step {n}"
         if view["reward"] != want[n - 1]:
             yield k, f"step {n}: reward {view['reward']} but the formula on the trace gives {want[n - 1]}"
-        problem = prompt_problem(row, n - 1, best[n - 1], view["prompt"])
+        problem = prompt_problem(row, n - 1, best[n - 1], history, view["prompt"])
         if problem:
             yield k, f"step {n}: {problem}"
 
 
-def prompt_problem(row: dict, i: int, best: dict | None, prompt: list[dict]) -> str | None:
-    """What is wrong with `prompt` as step index `i`'s (None when nothing): the session's system turn, then one
+def prompt_problem(row: dict, i: int, best: dict | None, history: list[str], prompt: list[dict]) -> str | None:
+    """What is wrong with `prompt` as step index `i`'s (None when nothing; `best`: `step_state.bests(row)[i]`,
+    `history`: `step_state.summary` of every step of the trace): the session's system turn, then one
     user turn: the task, the history (the newest lines of the earlier steps, the others counted), each state part
     verbatim or its note, the request. So a prompt that drops a part silently, cuts a message, states a wrong
     best or a wrong history line, or shows a later step's feedback fails."""
@@ -68,20 +70,20 @@ def prompt_problem(row: dict, i: int, best: dict | None, prompt: list[dict]) -> 
     text, head = prompt[1]["content"], msgs[1]["content"] + "\n\n"
     if not text.startswith(head):
         return "the user turn does not open with the session's task"
-    text = text[len(head):]
+    at = len(head)                    # where the next piece must start (the text is read in place, not copied)
     if i:
-        history = text.split("\n\n", 1)[0]
-        note = history.split("\n")[1:2]
+        end = text.find("\n\n", at)
+        note = text[at:end].split("\n")[1:2] if end >= 0 else []
         omitted = int(note[0][1:].split(" ")[0]) if note and note[0][1:].split(" ")[0].isdigit() else 0
-        if history != step_state.history_text([step_state.summary(s) for s in trace[omitted:i]], omitted):
+        if text[at:end] != step_state.history_text(history[omitted:i], omitted):
             return f"the history is not the trace's lines of steps {omitted + 1}..{i} (the others counted)"
-        text = text[len(history) + 2:]
+        at = end + 2
     parts = {part.name: part for part in step_state.parts(row, i, best)}
     for name in (name for name in step_state.ORDER if name in parts):
-        option = next((o for o in (parts[name].text, parts[name].note) if text.startswith(o + "\n\n")), None)
+        option = next((o for o in (parts[name].text, parts[name].note) if text.startswith(o + "\n\n", at)), None)
         if option is None:
             return f"the {name} part is neither the session's text nor the note saying it is omitted"
-        text = text[len(option) + 2:]
-    if text != step_state.ask(trace[i]):
+        at += len(option) + 2
+    if text[at:] != step_state.ask(trace[i]):
         return "the user turn does not end on the request for this step"
     return None

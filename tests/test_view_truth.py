@@ -194,3 +194,16 @@ def test_validator_names_the_file_and_row_of_a_chat_shown_another_agents_message
     found = [(Path(f.path).relative_to(folder).as_posix(), f.line, f.message)
              for f in validate_paths([folder]).findings]
     assert [f[:2] for f in found] == [(rel, k + 1)] and "view_source" in found[0][2], found
+
+
+def test_done_marks_each_agents_last_result_and_the_rule_sees_it_flipped(episodes):
+    for ep in episodes:
+        rows = transitions.rows(ep)
+        done = [r for r in rows if r["done"]]
+        assert sorted(r["agent"] for r in done) == sorted({r["agent"] for r in rows})       # one per agent
+        for r in done:
+            assert not any(m["kind"] == "result" and m["to"] == r["agent"] for m in ep["messages"][r["index"] + 1:])
+    lied = copy.deepcopy(rows[0])
+    lied["done"] = not lied["done"]
+    assert [message for _k, message in transition_rule.problems(ep, [lied])] == \
+           [f"result {lied['index']}: done {lied['done']!r} but it is{' not' * lied['done']} {lied['agent']}'s last result"]

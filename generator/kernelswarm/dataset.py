@@ -85,7 +85,8 @@ TRANSITIONS = view(
     "transitions", transitions_features, "transition", transitions_rows,
     "one env result: what the acting agent knew, the kernel it submitted, the reward",
     "`prompt` is the submitting agent's chat up to the candidate the result answers (newest exchanges kept within "
-    "`--window-tokens`), `completion` that candidate's source; `status`, `time_ms` and `reward` are the env "
+    "`--window-tokens`), `completion` that candidate's source; `done` marks the agent's last result of the "
+    "episode; `status`, `time_ms` and `reward` are the env "
     "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain -0.05, "
     "compile_error -0.1, wrong_result -0.3, unsupported arch -0.05).",
     source_count=total_results, rule=transition_rule.problems)

@@ -6,8 +6,8 @@ from the seed card's formula), and its state must be the submitting agent's chat
 (`generator.kernelswarm.agent_view`): a message addressed to another agent, one that reached the agent after it
 acted, a turn missing from the middle or a candidate the agent did not write would teach a policy a world it
 never saw. So `python -m generator validate` pairs each transitions file with its shard and finds a reward,
-status or time edited after generation, a completion that is not the candidate the result answers, or such a
-prompt, with the view file and row named. Imports no `datasets`: the validator runs it.
+status, time or `done` flag edited after generation, a completion that is not the candidate the result answers,
+or such a prompt, with the view file and row named. Imports no `datasets`: the validator runs it.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ SAME = {"agent": "to", "variant": "variant", "status": "status", "time_ms": "tim
 def problems(row: dict, transitions: list[dict]) -> Iterator[tuple[int, str]]:
     """(index in `transitions`, message) for each transition row of episode `row` that its messages do not give."""
     msgs = row["messages"]
+    last = last_results(row)
     for k, view in enumerate(transitions):
         i = view["index"]
         if not 0 <= i < len(msgs) or msgs[i]["kind"] != "result":
@@ -30,6 +31,8 @@ def problems(row: dict, transitions: list[dict]) -> Iterator[tuple[int, str]]:
         for field, source in SAME.items():
             if view[field] != result[source]:
                 yield k, f"result {i}: {field} {view[field]!r} but the episode's result says {result[source]!r}"
+        if view["done"] != (i in last):
+            yield k, f"result {i}: done {view['done']!r} but it is{' not' * (i not in last)} {result['to']}'s last result"
         candidate = msgs[result["ref"]]
         if candidate["agent"] != result["to"]:
             yield k, f"result {i}: answers message {result['ref']}, which {result['to']} did not write"
@@ -38,6 +41,12 @@ def problems(row: dict, transitions: list[dict]) -> Iterator[tuple[int, str]]:
         problem = prompt_problem(row, view["agent"], result["ref"], view["prompt"])
         if problem:
             yield k, f"result {i}: {problem}"
+
+
+def last_results(row: dict) -> set[int]:
+    """Indices of each agent's last env result of the episode (the transitions where its trajectory ends)."""
+    last = {m["to"]: i for i, m in enumerate(row["messages"]) if m["kind"] == "result"}
+    return set(last.values())
 
 
 def prompt_problem(row: dict, agent: str, candidate: int, prompt: list[dict]) -> str | None:

@@ -5,8 +5,8 @@ chat. An agent saw only what reached it: messages addressed to it (`to`), the br
 leaderboards, the verdict), the env's results of its own candidates, and what its own acts name by `ref` as what
 they judged (`judged`: a reviewer the candidate it reviews; a verifier the candidate of the result it names, the
 kernel it re-checks, not the env's message to another agent). A status is a report to the lead. So no agent sees
-a message addressed to another. A judged message reaches the agent with the act that
-names it, never before an earlier turn of its own, so a chat never shows what the agent was handed later.
+a message addressed to another. A judged message reaches the agent with the act that names it, never before an
+earlier turn of its own, so a chat never shows what the agent was handed later.
 Its own messages are its `assistant` turns, one message each, everything it saw `user` turns (the parts since its
 last message joined by SEPARATOR; NEXT when it saw nothing new), in the order they reached it; `ref` links make
 the pairing exact, so no message is matched by guesswork.
@@ -90,8 +90,8 @@ def seen(row: dict, agent: str) -> list[tuple[int, int]]:
 
 
 def chat(row: dict, agent: str, before: int | None = None) -> tuple[list[Exchange], list[str]]:
-    """`agent`'s chat of messages with index < `before` (all by default): its exchanges (one per message of its
-    own), and the user parts after its last own message."""
+    """`agent`'s chat of the messages that reached it before message `before` (all by default; `seen`): its
+    exchanges (one per message of its own), and the user parts after its last own message."""
     msgs = row["messages"]
     exchanges: list[Exchange] = []
     user: list[str] = []

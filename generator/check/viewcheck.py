@@ -9,7 +9,8 @@ give (`View.source_count`: total steps, results). Every view file is paired with
 a time beside it (view rows follow their main rows' order): a view row must come from a main row of the shard
 (`view_source`), of the file's split by the validation rule (`view_split`: a train view row made from a
 validation-family row would show a model the validation tasks), and, for a view with a rule (`View.rule`: steps'
-rewards recomputed from the trace, transitions' against the episode's results), be what that main row gives.
+rewards and prompts against the trace, transitions' against the episode's results and the agent's chat,
+agent_turns' windows against the agent's chat), be what that main row gives.
 
 `Checker` holds one folder's check in parts, so that its files can be checked a shard's at a time in worker
 processes and, for a folder on remote storage, through a local copy of that shard's files (`shardfiles`).

@@ -70,7 +70,8 @@ STEPS = view(
     "steps", steps_features, "step", steps_rows, "one step of a session: the prompt that led to it, the kernel written",
     "`prompt` is TRL's conversational prompt: the session's system turn and one user turn holding the task, one "
     "line per earlier step, the current best kernel with its report and the previous step's kernel with its "
-    "feedback (oldest parts dropped first to fit `--window-tokens`); `completion` is the kernel the engineer wrote "
+    "feedback (to fit `--window-tokens` the oldest history lines are counted, not listed, and a part that does not "
+    "fit is replaced by a note naming it); `completion` is the kernel the engineer wrote "
     "next. `reward` scores the step as kernelswarm scores a result against the running best (starting at the "
     "baseline): improving `min(1, log2(best / time))`, no gain -0.05, compile_error -0.1, wrong_result -0.3, a "
     "variant the GPU lacks -0.05; `session_id` groups a session's steps (a GRPO group).",

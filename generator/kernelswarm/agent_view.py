@@ -2,20 +2,25 @@
 
 Why: an episode's `messages` are a team's log (roles lead / worker / reviewer / verifier / tuner / env), not a
 chat. An agent saw only what reached it: messages addressed to it (`to`), the broadcasts (the plan, the env's
-leaderboards, the verdict), the env's results of its own candidates, and what it judged (a reviewer the candidate
-its review names by `ref`; a verifier the candidate of the result its verification names: the kernel it
-re-checks, not the env's message to another agent). A status is a report to the lead. So no agent sees a message
-addressed to another. Its own messages are its `assistant` turns, everything it saw `user` turns, in the
-episode's order; `ref` links make the pairing exact, so no message is matched by guesswork.
+leaderboards, the verdict), the env's results of its own candidates, and what its own acts name by `ref` as what
+they judged (`judged`: a reviewer the candidate it reviews; a verifier the candidate of the result it names, the
+kernel it re-checks, not the env's message to another agent). A status is a report to the lead. So no agent sees
+a message addressed to another. A judged message reaches the agent with the act that names it, never before an
+earlier turn of its own, so a chat never shows what the agent was handed later.
+Its own messages are its `assistant` turns, one message each, everything it saw `user` turns (the parts since its
+last message joined by SEPARATOR; NEXT when it saw nothing new), in the order they reached it; `ref` links make
+the pairing exact, so no message is matched by guesswork.
 
-Adjacent turns of one role are merged, joined by SEPARATOR, so the chat alternates strictly. A chat is windowed
-by whole exchanges (a user turn and the assistant turn answering it); every window opens with the role's system
-turn and a user turn stating the task, so each is self-contained.
+One message per assistant turn (up to 0.6.1 an agent's adjacent messages were merged into one turn): so the
+transitions view's state before an action, plus that action, is the start of the state before the agent's next
+action, as RL needs, and the agent_turns chat is the same chat. A chat is windowed by whole exchanges (a user
+turn and the assistant turn answering it); every window opens with the role's system turn and a user turn
+stating the task, so each is self-contained.
 """
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from generator import tokens
 from generator.sim.clock import hms
@@ -42,7 +47,8 @@ ROLE_PROMPTS = {
 
 
 class Exchange(NamedTuple):
-    """A user turn (its parts, possibly none before an agent's first word) and the assistant turn after it."""
+    """A user turn (its parts; none when the agent saw nothing since its last message) and the assistant turn
+    after it (one message of the agent's own)."""
 
     user: list[str]
     assistant: str
@@ -54,44 +60,51 @@ def speakers(row: dict) -> list[dict]:
     return [a for a in row["agents"] if a["id"] in spoke]
 
 
-def seen(row: dict, agent: str) -> list[int]:
-    """Indices of the messages `agent` wrote or saw, in episode order."""
+def judged(msgs: list[dict], m: dict) -> int | None:
+    """The message an act names as what it judged, by `ref`: a review's candidate, the candidate of the result a
+    verification names (the kernel it re-checks, not the env's message to another agent); None for other kinds."""
+    if m["kind"] == "review":
+        return m["ref"]
+    if m["kind"] == "verify":
+        return msgs[m["ref"]]["ref"]
+    return None
+
+
+def seen(row: dict, agent: str) -> list[tuple[int, int]]:
+    """(when, index) of each message `agent` wrote or saw, in the order it saw them; `when` is the index of the
+    message at which it reached the agent: its own, except for one that only the agent's own act hands it
+    (`judged`), which reaches it with that act, in the user turn before it (at its own place when the agent wrote
+    nothing between them), never before an earlier turn of the agent's own."""
     msgs = row["messages"]
-    out = set()
+    keys: dict[int, tuple[int, int, int]] = {}    # index -> (when, 0 / -1 just before `when`, index)
+    own = -1                           # the agent's latest own message so far
     for i, m in enumerate(msgs):
         if m["agent"] == agent:
-            out.add(i)
-            if m["kind"] == "review":
-                out.add(m["ref"])
-            elif m["kind"] == "verify":
-                out.add(msgs[m["ref"]]["ref"])
+            j = judged(msgs, m)
+            if j is not None and j not in keys:
+                keys[j] = (j, 0, j) if j > own else (i, -1, j)
+            keys[i], own = (i, 0, i), i
         elif m["kind"] in BROADCAST or m.get("to") == agent or (m["kind"] == "status" and agent == "lead"):
-            out.add(i)
-    return sorted(out)
+            keys[i] = (i, 0, i)
+    return [(when, i) for when, _before, i in sorted(keys.values())]
 
 
 def chat(row: dict, agent: str, before: int | None = None) -> tuple[list[Exchange], list[str]]:
-    """`agent`'s chat of messages with index < `before` (all by default): its exchanges, and the user parts after
-    its last assistant turn."""
+    """`agent`'s chat of the messages that reached it before message `before` (all by default; `seen`): its
+    exchanges (one per message of its own), and the user parts after its last own message."""
     msgs = row["messages"]
     exchanges: list[Exchange] = []
     user: list[str] = []
-    mine: list[str] = []
-    for i in seen(row, agent):
-        if before is not None and i >= before:
+    for when, i in seen(row, agent):
+        if before is not None and when >= before:
             break
         m = msgs[i]
         if m["agent"] == agent:
-            mine.append(m["content"])
-            continue
-        if mine:
-            exchanges.append(Exchange(user, SEPARATOR.join(mine)))
-            user, mine = [], []
-        to = f" -> {m['to']}" if m.get("to") else ""
-        user.append(f"[t+{hms(m['t'])}] {m['agent']}{to} ({m['kind']}):\n{m['content']}")
-    if mine:
-        exchanges.append(Exchange(user, SEPARATOR.join(mine)))
-        user = []
+            exchanges.append(Exchange(user, m["content"]))
+            user = []
+        else:
+            to = f" -> {m['to']}" if m.get("to") else ""
+            user.append(f"[t+{hms(m['t'])}] {m['agent']}{to} ({m['kind']}):\n{m['content']}")
     return exchanges, user
 
 
@@ -116,14 +129,35 @@ def opening(system: dict, task: str, user: list[str], continued: bool) -> list[d
     return [system, {"role": "user", "content": SEPARATOR.join([task] + [CONTINUED] * continued + user)}]
 
 
+def trims(user: list[str], continued: bool) -> Iterator[tuple[list[str], bool]]:
+    """The ways an opening may hold the user parts `user`, fullest first: all of them, then without the oldest
+    ones, a note counting them (the window then says earlier turns are left out)."""
+    for drop in range(len(user) + 1):
+        yield (user[drop:] if not drop else [f"({drop} earlier messages omitted)"] + user[drop:]), continued or drop > 0
+
+
 def fit_user(system: dict, task: str, user: list[str], continued: bool, budget: int) -> list[dict] | None:
     """`opening` within `budget` tokens, leaving out the oldest user parts (a note says how many) as needed."""
-    for drop in range(len(user) + 1):
-        kept = user[drop:] if not drop else [f"({drop} earlier messages omitted)"] + user[drop:]
-        turns = opening(system, task, kept, continued or drop > 0)
+    for kept, note in trims(user, continued):
+        turns = opening(system, task, kept, note)
         if tokens.chat(turns) <= budget:
             return turns
     return None
+
+
+def is_opening(turn: dict, task: str, user: list[str], continued: bool) -> bool:
+    """Whether `turn` is a window's first user turn for the user parts `user` (some of the oldest perhaps left out):
+    what the validator's rules accept."""
+    return any(opening({}, task, kept, note)[1] == turn for kept, note in trims(user, continued))
+
+
+def user_turn(parts: list[str]) -> dict:
+    return {"role": "user", "content": SEPARATOR.join(parts) or NEXT}
+
+
+def turns(exchanges: list[Exchange]) -> list[dict]:
+    """The exchanges as chat turns (after a window's opening): each user turn and the assistant turn answering it."""
+    return [turn for ex in exchanges for turn in (user_turn(ex.user), {"role": "assistant", "content": ex.assistant})]
 
 
 def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> list[list[dict]]:
@@ -134,7 +168,7 @@ def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> 
     for k, ex in enumerate(exchanges):
         answer = {"role": "assistant", "content": ex.assistant}
         if current is not None:
-            added = [{"role": "user", "content": SEPARATOR.join(ex.user) or NEXT}, answer]
+            added = [user_turn(ex.user), answer]
             if tokens.chat(current) + tokens.chat(added) <= budget:
                 current += added
                 continue
@@ -149,7 +183,7 @@ def windows(system: dict, task: str, exchanges: list[Exchange], budget: int) -> 
 def tail(system: dict, task: str, exchanges: list[Exchange], last: list[str], budget: int) -> list[dict] | None:
     """The newest exchanges and the user parts `last` (NEXT when none) as one prompt of at most `budget` tokens,
     ending on that user turn; None when not even the task and the newest message fit."""
-    suffix = [{"role": "user", "content": SEPARATOR.join(last) or NEXT}]
+    suffix = [user_turn(last)]
     chosen = None
     for k in range(len(exchanges) - 1, -1, -1):
         ex = exchanges[k]
@@ -158,5 +192,5 @@ def tail(system: dict, task: str, exchanges: list[Exchange], last: list[str], bu
         if tokens.chat(turns) > budget:
             break
         chosen = turns
-        suffix = [{"role": "user", "content": SEPARATOR.join(ex.user) or NEXT}, answer] + suffix
+        suffix = [user_turn(ex.user), answer] + suffix
     return chosen or fit_user(system, task, last, bool(exchanges), budget)

@@ -5,7 +5,7 @@ Which task and scenario each episode gets is `plan`; the episode itself is `epis
 from __future__ import annotations
 
 from generator.dataset import Dataset, view
-from generator.kernelswarm import stats, transition_rule
+from generator.kernelswarm import agent_turns_rule, stats, transition_rule
 from generator.kernelswarm.checks import CHECKS
 from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import SHARD_SIZE, shard_range
@@ -78,14 +78,15 @@ AGENT_TURNS = view(
     "one agent's chat of an episode (one row per window of it)",
     "`messages` is one agent's chat: a system turn for its role, a user turn stating the task, then what reached "
     "it (messages addressed to it, broadcasts, the results of its own candidates) as user turns and its own "
-    "messages as assistant turns, ending on its last assistant turn; a chat over `--window-tokens` is cut at "
-    "exchange boundaries into rows `window` 0, 1, ..., each opening with the system turn and the task. No reward: "
-    "an SFT set.")
+    "messages as assistant turns, one message each, ending on its last assistant turn; a chat over "
+    "`--window-tokens` is cut at exchange boundaries into rows `window` 0, 1, ..., each opening with the system "
+    "turn and the task. No reward: an SFT set.", rule=agent_turns_rule.problems)
 TRANSITIONS = view(
     "transitions", transitions_features, "transition", transitions_rows,
     "one env result: what the acting agent knew, the kernel it submitted, the reward",
     "`prompt` is the submitting agent's chat up to the candidate the result answers (newest exchanges kept within "
-    "`--window-tokens`), `completion` that candidate's source; `status`, `time_ms` and `reward` are the env "
+    "`--window-tokens`), `completion` that candidate's source; `done` marks the agent's last result of the "
+    "episode; `status`, `time_ms` and `reward` are the env "
     "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain -0.05, "
     "compile_error -0.1, wrong_result -0.3, unsupported arch -0.05).",
     source_count=total_results, rule=transition_rule.problems)

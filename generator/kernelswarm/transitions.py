@@ -3,14 +3,15 @@
 Why: RL on episodes needs what the acting agent knew, what it did and what it earned. For each result the
 `prompt` is the agent's chat (`generator.kernelswarm.agent_view`) up to the candidate the result names by `ref`, newest
 exchanges kept within `window_tokens` (counted by `generator.tokens`); the `completion` is that candidate's
-source; `status`, `time_ms` and `reward` are the result message's own. A result whose candidate cannot fit the
+source; `status`, `time_ms` and `reward` are the result message's own; `done` marks the agent's last result of
+the episode (`transition_rule.last_results`), where its trajectory ends. A result whose candidate cannot fit the
 window with the task alone yields no row.
 """
 from __future__ import annotations
 
 from datasets import Value
 
-from generator.kernelswarm import agent_view
+from generator.kernelswarm import agent_view, transition_rule
 from generator import tokens
 from generator.task_features import prompt_completion
 
@@ -25,6 +26,7 @@ FEATURES = prompt_completion({
     "status": Value("string"),
     "time_ms": Value("float64"),
     "reward": Value("float64"),
+    "done": Value("bool"),
 })
 
 
@@ -33,6 +35,7 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
     msgs = row["messages"]
     task = agent_view.task_text(row)
     agents = {a["id"]: a for a in row["agents"]}
+    ends = transition_rule.last_results(row)      # where each agent's trajectory ends
     out = []
     for i, m in enumerate(msgs):
         if m["kind"] != "result":
@@ -47,6 +50,7 @@ def rows(row: dict, *, window_tokens: int = WINDOW_TOKENS) -> list[dict]:
             continue
         out.append({"episode_id": row["episode_id"], "scenario": row["scenario"], "agent": agent["id"],
                     "role": agent["role"], "index": i, "variant": m["variant"], "status": m["status"],
-                    "time_ms": m["time_ms"], "reward": m["reward"], "prompt": prompt, "completion": completion,
+                    "time_ms": m["time_ms"], "reward": m["reward"], "done": i in ends,
+                    "prompt": prompt, "completion": completion,
                     "prompt_tokens": tokens.chat(prompt), "completion_tokens": tokens.chat(completion)})
     return out

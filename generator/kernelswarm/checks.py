@@ -157,6 +157,21 @@ def _merges(row):
     return None
 
 
+@CHECKS.check("lead_sees", "a merge or verdict comes after a leaderboard that shows every passing result before it")
+def _lead_sees(row):
+    """Results go to their authors and statuses round the time: the lead knows a result's time and settings from
+    a leaderboard, so one posted after the last passing result precedes each merge and verdict."""
+    last_ok = last_board = -1
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result" and m["status"] == "ok":
+            last_ok = i
+        elif m["kind"] == "leaderboard":
+            last_board = i
+        elif m["kind"] in ("merge", "verdict") and last_board < last_ok:
+            return f"message {i}: {m['kind']} after passing result {last_ok} that no leaderboard has shown the lead"
+    return None
+
+
 @CHECKS.check("clock", "t never decreases, elapsed_s is the last t, and the horizon is 1-5 h")
 def _clock(row):
     ts = [m["t"] for m in row["messages"]]

@@ -95,6 +95,7 @@ class _Episode:
         for agent in self.agents:          # every agent its own engineer
             agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
+        self.board_passed = 0                # ok results when the last leaderboard was posted
         self.refused = 0                     # launch refusals so far (for the verdict)
         # the team's tracker: (tag, params items) of every candidate written, claimed by its author from the moment
         # it is written (specialists work at once: one still fixing a typo in a configuration keeps it, so another
@@ -305,10 +306,18 @@ class _Episode:
         self.now += self._think(5.0)
         self.messages.append({"role": "env", "agent": "env", "kind": "leaderboard", "t": self.now, "reward": 0.0,
                               "content": "leaderboard (best time per agent):\n" + ("\n".join(lines) or "(empty)")})
+        self.board_passed = self.passed
+
+    def board_for_lead(self) -> None:
+        """The lead names a result's time and settings only from what reaches it: results go to their authors and
+        statuses round the time, so a leaderboard is posted first when a result has passed since the last one."""
+        if self.passed != self.board_passed:
+            self.leaderboard()
 
     def merge(self) -> None:
         if self.best is None:
             return
+        self.board_for_lead()
         b, owner = self.best, self.best_owner
         self.say(self.lead, "merge", f"merge {owner.id}: {b.tag} {_params_text(b.params)} at {b.time_ms:.5g} ms "
                  f"is the shared best ({self.baseline / b.time_ms:.2f}x over baseline)",
@@ -359,6 +368,7 @@ class _Episode:
 
     def verdict(self) -> None:
         self.ensure_improvement()
+        self.board_for_lead()
         b = self.best
         if b is None:
             self.keep_baseline()

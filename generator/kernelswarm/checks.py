@@ -405,7 +405,7 @@ def _unique(rows):
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
               _physics, _arch_gating, _causality, _review_quotes, _fix_resends,
-              _build_time, _rebench_noise, _report_numbers)
+              _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -435,6 +435,7 @@ def row_checks_pass(row) -> bool:
     built: set[int] = set()
     cleared: dict[int, float] = {}
     code: dict[str, str] = {}       # each agent's latest candidate
+    unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
         if now < last or _ref_problem(msgs, i, m):
@@ -456,6 +457,7 @@ def row_checks_pass(row) -> bool:
                     return False
                 if status == "ok":
                     who = m["to"]
+                    unseen = True
                     if ms < roofline:
                         return False
                     if ms < best.get(who, math.inf):
@@ -468,6 +470,7 @@ def row_checks_pass(row) -> bool:
                 times = [float(x) for _agent, x in entries]
                 if times != sorted(times) or {a for a, _x in entries} != best.keys():
                     return False
+                unseen = False
         elif roles.get(m["agent"]) != role:
             return False
         else:
@@ -488,10 +491,12 @@ def row_checks_pass(row) -> bool:
                 if _rebench_problem(m):
                     return False
             elif kind == "merge":
-                if m["time_ms"] != shared or m["to"] != owner:
+                if m["time_ms"] != shared or m["to"] != owner or unseen:
                     return False
             elif kind == "verdict":
                 verdict = m
+                if unseen:
+                    return False
                 if abs(m["reward"] - verdict_reward(row["speedup"], improved=not _kept_baseline(m))) > _REWARD_ATOL:
                     return False
     lo, hi = HOURS_RANGE

@@ -186,7 +186,7 @@ def _scope_end(code: str, at: int) -> int:
         if depth == 0 and code[j] in ";{}":
             stmt = j + 1
     head = _CONTROL.match(code, scanner.skip_space(code, stmt, at))
-    if head is None or (head.group(0) != "else" and _closing(code, head.end() - 1) > at):
+    if head is None or (head.group(0) != "else" and initializers.closing(code, head.end() - 1) > at):
         return end                          # not in a braceless body (a use in a control's header)
     depth = 0
     for j in range(at, end):
@@ -194,16 +194,6 @@ def _scope_end(code: str, at: int) -> int:
         if code[j] == ";" and depth <= 0:
             return j
     return end
-
-
-def _closing(code: str, at: int) -> int:
-    """Offset of the `)` closing the `(` at `at`."""
-    depth = 0
-    for j in range(at, len(code)):
-        depth += (code[j] == "(") - (code[j] == ")")
-        if depth == 0:
-            return j
-    return len(code)
 
 
 def render(filename: str, text: str, diagnostics: list[tuple]) -> FollowOn:

@@ -285,10 +285,16 @@ class _DeclaredNames:
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and diagnostics.in_function_body(code, at)
                                    and not diagnostics.in_template(code, at)    # (so not in dead code either)
+                                   and not _TYPE_BEFORE.search(code, max(0, at - 80), at)   # a redeclaration
                                    and _plain_use(self.text, code, at)]
             if not _plain_use(self.text, code, pos, branch=False):   # the #177-D it may get would show it
                 hit[:] = [(n, at) for n, at in hit if not diagnostics.unreferenced(code, (n,), (at, at + len(n)))]
         return hit
+
+
+# a type just before a name (`for (int off = 16; ...)` in a later loop declares `off` again: no use of the first)
+_TYPE_BEFORE = re.compile(r"(?<![\w.>])(?!(?:return|case|else|goto|sizeof|throw|delete|new|do)\b)[A-Za-z_][\w:]*"
+                          r"(?:<[^;{}()]*>)?\s*[*&]*\s*$")
 
 
 def _plain_use(text: str, code: str, at: int, branch: bool = True) -> bool:

@@ -35,11 +35,11 @@ def initializer(code: str, name_at: int, name: str) -> str | None:
     none."""
     j = scanner.skip_space(code, name_at + len(name), len(code))
     while j < len(code) and code[j] == "[":                  # array bounds
-        j = scanner.skip_space(code, _close(code, j) + 1, len(code))
+        j = scanner.skip_space(code, closing(code, j) + 1, len(code))
     if j >= len(code) or code[j] not in "=({":
         return None
     if code[j] in "({":
-        return code[j:_close(code, j) + 1]
+        return code[j:closing(code, j) + 1]
     end, depth = j + 1, 0
     while end < len(code) and not (depth == 0 and code[end] in ",;"):
         depth += (code[end] in "([{") - (code[end] in ")]}")
@@ -65,8 +65,8 @@ def calls_function(code: str, typ: str, init: str) -> bool:
     return any(_class_value(code, m) for m in _VALUE.finditer(init))
 
 
-def _close(code: str, at: int) -> int:
-    """Offset of the bracket closing the one at `at`."""
+def closing(code: str, at: int) -> int:
+    """Offset of the bracket closing the `(`, `[` or `{` at `at` (any kind counted: the code is balanced)."""
     depth = 0
     for j in range(at, len(code)):
         depth += (code[j] in "([{") - (code[j] in ")]}")
@@ -103,7 +103,7 @@ def _is_class(code: str, typ: str) -> bool:
     body = re.search(rf"\b(?:struct|class)\s+{re.escape(typ)}\b[^;{{]*\{{", code)
     if body is None:
         return False
-    inside = code[body.end():_close(code, body.end() - 1)]
+    inside = code[body.end():closing(code, body.end() - 1)]
     return re.search(rf"\b(?:{re.escape(typ)}\s*\(|operator\b)", inside) is not None
 
 
@@ -156,4 +156,4 @@ def _member_type(code: str, struct: str, member: str) -> str | None:
     body = re.search(rf"\b(?:struct|class)\s+{re.escape(struct)}\b[^;{{]*\{{", code)
     if body is None:
         return "int"
-    return _declared_type(code[body.end():_close(code, body.end() - 1)], member)
+    return _declared_type(code[body.end():closing(code, body.end() - 1)], member)

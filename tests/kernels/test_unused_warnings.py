@@ -177,3 +177,14 @@ def test_blocks_are_what_nvcc_prints():
     assert printed == _probe_prediction()
     for out, block in zip(outs[1:], blocks):
         assert normalize_block(printed_block(out)) == normalize_block(block)
+
+
+def test_a_redeclaration_is_no_use():
+    """A later loop's `for (int off = ...)` declares `off` again: misspelling it there is no undefined name
+    (nvcc reports the loop's uses of `off` instead; `audit-compile --catalog` met it in flash_prefill)."""
+    code = ("__global__ void k(float* out, float t) {\n  for (int off = 16; off > 0; off /= 2) t += off;\n"
+            "  for (int off = 16; off > 0; off /= 2) t -= off;\n  out[0] = t;\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    sites = maker_for(src, "undefined_identifier").sites(src)
+    uses = [at for i in range(len(sites.decls)) for _name, at in sites.uses(i)]
+    assert len(uses) == 9 and not any(code.endswith("int ", 0, at) for at in uses)

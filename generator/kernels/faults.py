@@ -113,8 +113,9 @@ rsqrt rsqrtf sin sinf cos cosf tan tanh tanhf erf erff pow powf fma fmaf floor c
 isinf div ldiv abort exit free malloc puts printf assert dim3 half half2 int2 int4 uint2 uint4 float2 float4 char2
 char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
-sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
-                                                                             # -> `cosl` is declared, not undefined
+sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan
+tm timespec div_t ldiv_t lldiv_t clock_t time_t FILE""".split())   # + long double / other libm: `cols` -> `cosl` is
+# declared, not undefined; the headers' types (time.h's `struct tm`): nvcc says "type name is not allowed"
 _HEADER_FUNCTIONS = _HEADER_NAMES | {"index", "rindex"}    # (strings.h, which the CUDA headers include)
 # ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
 _HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long

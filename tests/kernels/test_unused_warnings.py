@@ -188,3 +188,13 @@ def test_a_redeclaration_is_no_use():
     sites = maker_for(src, "undefined_identifier").sites(src)
     uses = [at for i in range(len(sites.decls)) for _name, at in sites.uses(i)]
     assert len(uses) == 9 and not any(code.endswith("int ", 0, at) for at in uses)
+
+
+def test_a_header_type_name_is_no_site():
+    """A skipped `const int tm = ...` leaves time.h's `struct tm`: nvcc then says "type name is not allowed" at the
+    next use, not "undefined" (fp4_gemm smem_tiled), so the `;` before it is no missing_semicolon site."""
+    code = ("__global__ void k(float* out, int n) {\n  const int a = n * 2;\n"
+            "  const int tm = threadIdx.x / 4, tn = threadIdx.x % 4;\n  out[tm] = a + tn;\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    semis = [semi for semi, _tok in maker_for(src, "missing_semicolon").sites(src)]
+    assert code.index("n * 2;") + 5 not in semis and code.index("% 4;") + 3 in semis

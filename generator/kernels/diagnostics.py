@@ -3,12 +3,15 @@
 The first error alone is not the block a user sees. Rules of nvcc 13.0's front end (EDG), read off its output
 for the catalog's faults (`audit-compile` compares whole blocks and re-checks them):
 - a statement skipped after a missing `;` declares nothing: each name it declared is undefined where it is used
-  next. EDG reports an undefined name once per block: it then declares the name in the innermost block of that
-  use, so later uses inside that block are silent and a use after the block closes is reported again;
+  next. EDG reports an undefined name once per scope: it then declares the name in the innermost scope of that
+  use (a block, or the body of a `for`/`while`/`if`/`else` written without braces), so later uses inside that
+  scope are silent and a use after it closes is reported again;
 - a variable (local, or namespace-scope `constexpr`) left without a reference, because its only use was
   misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
-  namespace-scope one at the end of the file), in order with the errors; one left with stores only (`x[i] = ...`)
-  gets `warning #550-D` ("set but never used") there; the first warning is followed by the "Remark" line;
+  namespace-scope one at the end of the file), in order with the errors; one left with stores only (`x[i] = ...`,
+  `x.y = ...`, an `asm` output operand) gets `warning #550-D` ("set but never used") there; neither when its
+  initialization calls a function (initializers.py: EDG keeps such a variable quiet); the first warning is
+  followed by the "Remark" line;
 - a scalar turned into a vector type (type_mismatch) fails again at each later use: `v += x` lists the operators
   that did not match (the notes recorded from nvcc by `record-diagnostics`, diagnostics.tsv), `return v;` or
   `f(v)` into a scalar parameter has no conversion; other uses, and templates (whose errors carry the
@@ -23,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from generator.kernels import scanner
+from generator.kernels import initializers, scanner
 from generator.kernels.record_diagnostics import OPERATOR_HEADERS, SITE, read_table
 
 REMARK = 'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"'
@@ -47,7 +50,7 @@ NONE = FollowOn()
 
 # what stands before a declared name in its statement: `const int64_t `, `int const `, `const uint8_t* `, `dim3 `,
 # or a former declarator and a comma (`int a = 1, `)
-_TYPE_HEAD = (r"(?:(?:const|constexpr|static|unsigned|volatile|__shared__)\s+)*"
+_TYPE_HEAD = (r"(?:(?:const|constexpr|static|unsigned|signed|long|short|volatile|__shared__)\s+)*"
               r"(?!(?:return|else|case|goto|delete|new|throw|typedef|using|sizeof|if|for|while|switch|do)\b)"
               r"[A-Za-z_][\w:]*(?:<[^;{}]*>)?(?:\s+const)?(?:\s*[*&]+\s*|\s+)(?:const\s+)?(?:__restrict__\s+)?")
 _DECL_HEAD = re.compile(r"\s*" + _TYPE_HEAD + r"(?:[A-Za-z_]\w*\s*=[^;{}]*,\s*\**\s*)?")
@@ -82,7 +85,7 @@ def in_function_body(code: str, pos: int) -> bool:
     return inner is not None and not _AGGREGATE.search(code, max(0, inner - 200), inner)
 
 
-_WRITE = re.compile(r"\s*(?:\[[^\];]*\]\s*)*=(?!=)")
+_WRITE = re.compile(r"\s*(?:\[[^\];]*\]\s*|\.\s*[A-Za-z_]\w*\s*)*=(?!=)")   # `x = `, `x[i] = `, `x.y = `
 
 
 def _references(code: str, name: str, decl: int, skip: tuple[int, int]) -> list[int]:
@@ -92,16 +95,35 @@ def _references(code: str, name: str, decl: int, skip: tuple[int, int]) -> list[
             if not (at > 0 and code[at - 1] in ".>") and not skip[0] <= at < skip[1]]   # not a member of another
 
 
+_ASM = re.compile(r"\s*asm\b[\w\s]*\(")
+
+
+def _asm_output(code: str, at: int) -> bool:
+    """Whether `at` is in an output operand of an `asm` statement (`asm("..." : "=f"(v.x) : ...)`): a store."""
+    start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+    head = _ASM.match(code, start)
+    return head is not None and code.count(":", head.end(), at) == 1     # (the strings are blank in the code view)
+
+
 def _unused_warning(code: str, name: str, decl: int, skip: tuple[int, int]) -> str | None:
     """EDG's warning for a variable whose references outside `skip` are none (#177-D) or only stores into it,
-    `x = ...` / `x[i] = ...` (#550-D); None when it is read."""
+    `x = ...` / `x[i] = ...` / `x.y = ...` or an `asm` output operand (#550-D); None when it is read."""
     refs = _references(code, name, decl, skip)
     if not refs:
         return _UNREFERENCED.format(name)
     if all(_WRITE.match(code, at + len(name)) and code[scanner.skip_space_back(code, at - 1)] in ";{})"
-           for at in refs):
+           or _asm_output(code, at) for at in refs):
         return _SET_NOT_USED.format(name)
     return None
+
+
+def _initialized_by_call(code: str, name: str, decl: int) -> bool:
+    """Whether the initialization of `name` declared at `decl` calls a function (EDG then warns of it in no case:
+    initializers.py)."""
+    init = initializers.initializer(code, decl, name)
+    start = max(code.rfind(";", 0, decl), code.rfind("{", 0, decl), code.rfind("}", 0, decl)) + 1
+    head = re.match(_TYPE_HEAD, code[start:decl].lstrip())    # (`int a = 1, b`: the statement's type)
+    return init is not None and initializers.calls_function(code, head.group(0) if head else "", init)
 
 
 def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int, str]]:
@@ -114,8 +136,9 @@ def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int
             found[decl] = name
     for m in _NAMESPACE_CONSTANT.finditer(code):
         found.setdefault(m.start(1), m.group(1))
-    warned = ((decl, _unused_warning(code, name, decl, skip)) for decl, name in found.items())
-    return [(scanner.block_end(code, decl), decl, warning) for decl, warning in warned if warning]
+    warned = ((decl, name, _unused_warning(code, name, decl, skip)) for decl, name in found.items())
+    return [(scanner.block_end(code, decl), decl, warning) for decl, name, warning in warned
+            if warning and not _initialized_by_call(code, name, decl)]
 
 
 def statement_end(code: str, tok: int) -> int | None:
@@ -144,9 +167,33 @@ def undefined_uses(code: str, names, start: int) -> list[tuple[int, int, str]]:
         for at in scanner.value_uses(code, name, start, end):
             if at < silent_until:
                 continue
-            silent_until = scanner.block_end(code, at)
+            silent_until = _scope_end(code, at)
             out.append((at, at, _UNDEFINED.format(name)))
     return out
+
+
+_CONTROL = re.compile(r"(?:for|while|if|switch)\s*\(|else\b")
+
+
+def _scope_end(code: str, at: int) -> int:
+    """End of the innermost scope holding `at`: its block's `}`, or, in the body of a `for`/`while`/`if`/`else`
+    written without braces (a scope of its own), the `;` ending that body."""
+    end = scanner.block_end(code, at)
+    inner = _innermost_open(code, at)
+    depth, stmt = 0, 0 if inner is None else inner + 1
+    for j in range(stmt, at):               # the statement holding `at` starts after the last `;`, `{`, `}` at depth 0
+        depth += (code[j] == "(") - (code[j] == ")")
+        if depth == 0 and code[j] in ";{}":
+            stmt = j + 1
+    head = _CONTROL.match(code, scanner.skip_space(code, stmt, at))
+    if head is None or (head.group(0) != "else" and initializers.closing(code, head.end() - 1) > at):
+        return end                          # not in a braceless body (a use in a control's header)
+    depth = 0
+    for j in range(at, end):
+        depth += (code[j] == "(") - (code[j] == ")")
+        if code[j] == ";" and depth <= 0:
+            return j
+    return end
 
 
 def render(filename: str, text: str, diagnostics: list[tuple]) -> FollowOn:

@@ -113,8 +113,9 @@ rsqrt rsqrtf sin sinf cos cosf tan tanh tanhf erf erff pow powf fma fmaf floor c
 isinf div ldiv abort exit free malloc puts printf assert dim3 half half2 int2 int4 uint2 uint4 float2 float4 char2
 char4 short2 size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t clock time
 cosl sinl tanl expl logl powl sqrtl fabs fabsf fabsl floorf ceilf roundf truncf fmod fmodf acos asin atan atan2 cosh
-sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan""".split())   # + long double / other libm: `cols`
-                                                                             # -> `cosl` is declared, not undefined
+sinh log10 log1p expm1 cbrt hypot ldexp frexp modf copysign nan
+tm timespec div_t ldiv_t lldiv_t clock_t time_t FILE""".split())   # + long double / other libm: `cols` -> `cosl` is
+# declared, not undefined; the headers' types (time.h's `struct tm`): nvcc says "type name is not allowed"
 _HEADER_FUNCTIONS = _HEADER_NAMES | {"index", "rindex"}    # (strings.h, which the CUDA headers include)
 # ... nor a keyword (`dot` -> `do` is a syntax error, not an undefined name), C++ or Python.
 _HEADER_NAMES |= frozenset("""do if for int new try and or not xor auto bool case char const else enum goto long
@@ -269,7 +270,7 @@ class _DeclaredNames:
     declarations' uses are never needed."""
 
     def __init__(self, source: Source):
-        self.text = source.text     # (a use on a line with a string literal is no site: nvcc shows the literal)
+        self.text = source.text
         self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
         self.taken = scanner.identifiers(source.text)
@@ -285,8 +286,25 @@ class _DeclaredNames:
                                    if not code[at + len(name):at + len(name) + 3].lstrip().startswith("<")
                                    and diagnostics.in_function_body(code, at)
                                    and not diagnostics.in_template(code, at)    # (so not in dead code either)
-                                   and '"' not in self.text[self.text.rfind("\n", 0, at):self.text.find("\n", at)]]
+                                   and not _TYPE_BEFORE.search(code, max(0, at - 80), at)   # a redeclaration
+                                   and _plain_use(self.text, code, at)]
+            if not _plain_use(self.text, code, pos, branch=False):   # the #177-D it may get would show it
+                hit[:] = [(n, at) for n, at in hit if not diagnostics.unreferenced(code, (n,), (at, at + len(n)))]
         return hit
+
+
+# a type just before a name (`for (int off = 16; ...)` in a later loop declares `off` again: no use of the first)
+_TYPE_BEFORE = re.compile(r"(?<![\w.>])(?!(?:return|case|else|goto|sizeof|throw|delete|new|do)\b)[A-Za-z_][\w:]*"
+                          r"(?:<[^;{}()]*>)?\s*[*&]*\s*$")
+
+
+def _plain_use(text: str, code: str, at: int, branch: bool = True) -> bool:
+    """Whether nvcc's report of an undefined name at `at` is the one diagnostics.py renders: its line holds no
+    string literal nor header macro (nvcc shows those otherwise), and (`branch`) it is not in a branch of `?:`
+    (where EDG may add 'ambiguous "?" operation' for the other branch's class type)."""
+    line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at)]
+    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+    return '"' not in line and not _HEADER_MACRO.search(line) and not (branch and "?" in code[stmt:at])
 
 
 def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tuple:
@@ -349,20 +367,23 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
             continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
         sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
     # (recovery first: it rejects a site in a template, so _live need not look for dead code)
-    return [s[1:] for s in _live([s for s in sites if _regular_recovery(code, s[1], s[2])], source, lambda s: s[0])]
+    return [s[1:] for s in _live([s for s in sites if _regular_recovery(code, s[1], s[2], source.text)], source,
+                                 lambda s: s[0])]
 
 
 _HEADER_MACROS = r"INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX"    # (math.h, limits.h)
 _SKIPPED_MACRO = re.compile(rf"\b(?:{_HEADER_MACROS}|__align__)\b")
+_HEADER_MACRO = re.compile(rf"\b(?:{_HEADER_MACROS})\b")
 _HEADER_MACRO_END = re.compile(rf"\b(?:{_HEADER_MACROS})\s*$")
 
 
-def _regular_recovery(code: str, semi: int, tok: int) -> bool:
+def _regular_recovery(code: str, semi: int, tok: int, text: str) -> bool:
     """Whether nvcc's report of the `;` at `semi` missing before the statement at `tok` is the one diagnostics.py
     computes: not in a function template (errors found when it is instantiated carry the instantiation context),
     nor when that statement holds a block (EDG skips blocks, "parsing restarts here") or is a `return` (the
     function then ends without one: warning #940-D), nor when a header macro ends the statement (nvcc shows the
-    next line as expanded)."""
+    next line as expanded), nor when a name it declares is used next on a line with a string literal (an `asm`
+    operand: nvcc adds "an asm operand must have scalar type" and more)."""
     if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi) \
             or not diagnostics.in_function_body(code, semi):     # (a member declaration: the class changes)
         return False
@@ -372,9 +393,21 @@ def _regular_recovery(code: str, semi: int, tok: int) -> bool:
     end = diagnostics.statement_end(code, start)
     # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing;
     # one holding a header macro or `__align__` is shown and parsed otherwise, a launch is not skipped whole
-    return not code.startswith("return", start) and end is not None \
-        and _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end)) \
-        and not _SKIPPED_MACRO.search(code, start, end) and "<<<" not in code[start:end]
+    if code.startswith(("return", "asm"), start) or end is None or _SKIPPED_MACRO.search(code, start, end) \
+            or "<<<" in code[start:end]:
+        return False             # (a skipped `asm`: EDG restarts parsing after its operands, warning #12-D)
+    return _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end)) \
+        and all(_plain_use(text, code, at, branch=h.startswith("error")) for _e, at, h in _skipped(code, start, end))
+
+
+def _skipped(code: str, start: int, end: int) -> list[tuple]:
+    """What nvcc reports after skipping the statement code[start:end] (diagnostics.py): the names it declared,
+    undefined at their next uses; the variables only it read, unreferenced."""
+    names = diagnostics.declarators(code, start, end)
+    found = diagnostics.undefined_uses(code, names, end + 1) if names else []
+    read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
+            if m.group(0) not in names and code[m.start() - 1] not in ".>"]
+    return found + diagnostics.unreferenced(code, read, (start, end))
 
 
 def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
@@ -385,12 +418,7 @@ def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
     code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
     end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
-    names = diagnostics.declarators(code, start, end)
-    found = diagnostics.undefined_uses(code, names, end + 1) if names else []
-    read = [m.group(0) for m in scanner.IDENTIFIER.finditer(code, start, end)
-            if m.group(0) not in names and code[m.start() - 1] not in ".>"]
-    found += diagnostics.unreferenced(code, read, (start, end))
-    moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in found]
+    moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in _skipped(code, start, end)]
     follow = diagnostics.render(source.filename, edit.apply(source.text), moved)
     return edit, NvccAt("missing_semicolon", tok, 'expected a ";"', 1 + follow.errors, follow=follow.text)
 

@@ -1,0 +1,200 @@
+"""When nvcc 13 warns of a variable a fault left unused (#177-D, #550-D), and where it reports an undefined name
+again (generator/kernels/initializers.py, diagnostics.py): the rules on probes, and real rows' sources whose
+whole block 0.6.1 got wrong, compared with the real nvcc."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from generator.kernels import Source, compilers, diagnostics, initializers, scanner
+from generator.kernels.audit import normalize_block, printed_block
+from generator.kernels.faults import maker_for, report_expected
+from generator.sim.feedback import feedback_text
+
+needs_nvcc = pytest.mark.skipif(compilers.nvcc_path() is None, reason="nvcc not found: real-compiler check skipped")
+
+# each kernel misspells (`typo` for `name`, same length) the last read of one variable; nvcc's answer in the comment
+PROBE = """#include <cuda_fp16.h>
+__device__ int g(int x) { return x + 1; }
+constexpr int ce(int x) { return x + 1; }
+__host__ __device__ constexpr int hd(int x) { return x * 2; }
+struct Pair { int v; };
+__global__ void k_call(int* out, int n) {         // a call: quiet
+  const int aa1 = g(n);
+  out[0] = a1a;
+}
+__global__ void k_load(float* out, int n) {       // a load: #177-D
+  const float iv0 = out[1];
+  out[0] = 2.f * i0v;
+}
+__global__ void k_ctor(half* out, float x) {      // a constructor: quiet
+  const half hb1 = half(x);
+  out[0] = h1b;
+}
+__global__ void k_convert(float* out, half h) {   // a class value converted: quiet
+  const float fc1 = static_cast<float>(h);
+  out[0] = f1c;
+}
+__global__ void k_copy(half* out, half h) {       // a class value copied: #177-D
+  half hd2 = h;
+  out[0] = h2d;
+}
+__global__ void k_cast(float* out, int n) {       // a built-in value cast: #177-D
+  const float fe2 = (float)n * 2.f;
+  out[0] = f2e;
+}
+__global__ void k_folded(int* out, int n) {       // a constexpr function of constants, folded: #177-D
+  const int cf3 = hd(4);
+  out[0] = c3f;
+}
+__global__ void k_runtime(int* out, int n) {      // a constexpr function of a run-time value, called: quiet
+  const int cg4 = hd(n);
+  out[0] = c4g;
+}
+__global__ void k_side(int* out, int n) {         // a side effect: quiet
+  int ch5 = n++;
+  out[0] = c5h;
+}
+__global__ void k_member(float* out, int n) {     // stores into members only: #550-D
+  float2 vv6;
+  vv6.x = 1.f;
+  vv6.y = 2.f;
+  out[0] = v6v.x;
+}
+__global__ void k_long(int* out, int n) {         // a `long long`: #177-D
+  const long long ww7 = n * 2;
+  out[0] = w7w;
+}
+__global__ void k_aggregate(int* out, Pair p) {   // an aggregate copied: #177-D
+  const Pair pp8 = p;
+  out[0] = p8p.v;
+}
+"""
+NAMES = ("aa1", "iv0", "hb1", "fc1", "hd2", "fe2", "cf3", "cg4", "ch5", "vv6", "ww7", "pp8")
+
+
+def _typo(name: str) -> str:
+    return name[0] + name[2] + name[1]
+
+
+def _probe_prediction() -> set[tuple[int, str]]:
+    """(line, warning) the predictor gives for PROBE, each misspelling made in the correct source on its own."""
+    text = PROBE
+    for name in NAMES:
+        text = text.replace(_typo(name), name)
+    code = scanner.code_view(text, "cuda")
+    out = set()
+    for name in NAMES:
+        at = PROBE.index(_typo(name))
+        for _emit, pos, header in diagnostics.unreferenced(code, (name,), (at, at + len(name))):
+            if f'"{name}"' in header:
+                out.add((scanner.line_col(text, pos)[0], header))
+    return out
+
+
+def test_probe_rules():
+    """The predictor's warnings for the probes are the ones their comments say nvcc prints."""
+    predicted = {header.split('"')[1]: header.split()[1] for _line, header in _probe_prediction()}
+    assert predicted == {"iv0": "#177-D:", "hd2": "#177-D:", "fe2": "#177-D:", "cf3": "#177-D:", "vv6": "#550-D:",
+                         "ww7": "#177-D:", "pp8": "#177-D:"}
+
+
+@pytest.mark.parametrize("typ, init, calls", [
+    ("const int ", "g(n)", True), ("const int ", " min(a, b)", True), ("const int ", " c ? f(n) : 0", True),
+    ("int ", " n++", True), ("dim3 ", "(n)", True), ("const half2 ", " {a, b}", True), ("const int ", " n * 2", False),
+    ("const float ", " (float)n", False), ("const int ", " int(n)", False), ("float4 ", " {}", False),
+    ("const int ", " sizeof(float) * 4", False), ("const int64_t ", " (int64_t)p[i] * 4", False)])
+def test_initializer_calls(typ, init, calls):
+    code = "__global__ void k(int* p, int n, int i) {\n  int v = 0;\n}\n"
+    assert initializers.calls_function(code, typ, init) is calls
+
+
+def test_braceless_body_is_a_scope():
+    """EDG declares an undefined name in the innermost scope of its use: a `for`/`if`/`else` body without braces
+    is one, so a later use in the enclosing block is reported again."""
+    code = ("void k(int n) {\n  for (int i = 0; i < n; ++i)\n    f(x, i);\n  if (n)\n    f(x, n);\n"
+            "  else\n    f(x, 1);\n  f(x, 2);\n  f(x, 3);\n}\n")
+    uses = diagnostics.undefined_uses(code, ["x"], code.index("for"))
+    assert [code.count("\n", 0, pos) + 1 for _emit, pos, _h in uses] == [3, 5, 7, 8]
+
+
+ROWS = Path(__file__).parent / "fixtures" / "rows"
+# sources of real rows (0.6.1 default folders) whose whole block was not nvcc's: (file, arch, fault, line, name,
+# typo, what the block must then hold)
+CASES = [
+    ("gemv_fp16_naive.cu", "sm_90a", "undefined_identifier", 42, "row_id", "ro_wid", None),     # call-initialized
+    ("rmsnorm_cluster_reduce.cu", "sm_120a", "undefined_identifier", 64, "out", "ouut",
+     'warning #550-D: variable "out" was set but never used'),                                    # member stores
+    ("swiglu_act_grid_stride.cu", "sm_86", "undefined_identifier", 61, "blocks", "bolcks",
+     'warning #177-D: variable "blocks" was declared but never referenced'),                      # a `long long`
+    ("int4_gemm_mma_sync.cu", "sm_86", "missing_semicolon", 126, None, None,
+     'int4_gemm_mma_sync.cu(140): error: identifier "af" is undefined'),                          # a braceless body
+]
+
+
+def _row_fault(file, arch, kind, line, name, typo) -> tuple[Source, str]:
+    text = (ROWS / file).read_text(encoding="utf-8")
+    src = Source(text, file, "cuda", arch)
+    maker = maker_for(src, kind)
+    sites = maker.sites(src)
+    start = sum(len(ln) + 1 for ln in text.split("\n")[:line - 1])
+    if kind == "undefined_identifier":
+        choice = (next(scanner.whole_word(text, name, start, len(text))), name, typo)
+    else:
+        end = start + len(text.split("\n")[line - 1])
+        choice = (next(i for i, (semi, _tok) in enumerate(sites) if start <= semi < end),)
+    edit, report = maker.make(src, sites, choice)
+    edited = edit.apply(text)
+    return replace(src, text=edited), feedback_text(None, report_expected(src, edited, report))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_row_blocks(case):
+    *where, holds = case
+    _src, block = _row_fault(*where)
+    if holds is None:
+        assert "warning #" not in block and "Remark" not in block
+    else:
+        assert holds in block
+
+
+@pytest.mark.compiler
+@needs_nvcc
+def test_blocks_are_what_nvcc_prints():
+    """The probes' warnings, and each real row's whole block, as nvcc 13 prints them."""
+    sources, blocks = [], []
+    for case in CASES:
+        src, block = _row_fault(*case[:-1])
+        sources.append(src)
+        blocks.append(block)
+    outs = compilers.compile_cuda([Source(PROBE, "probe.cu", "cuda", "sm_90a"), *sources],
+                                  modes=["alone"] * (1 + len(sources)))
+    warnings = re.finditer(r"^probe\.cu\((\d+)\): (warning #.*)$", outs[0].output, re.M)
+    printed = {(int(m.group(1)), m.group(2)) for m in warnings}
+    assert printed == _probe_prediction()
+    for out, block in zip(outs[1:], blocks):
+        assert normalize_block(printed_block(out)) == normalize_block(block)
+
+
+def test_a_redeclaration_is_no_use():
+    """A later loop's `for (int off = ...)` declares `off` again: misspelling it there is no undefined name
+    (nvcc reports the loop's uses of `off` instead; `audit-compile --catalog` met it in flash_prefill)."""
+    code = ("__global__ void k(float* out, float t) {\n  for (int off = 16; off > 0; off /= 2) t += off;\n"
+            "  for (int off = 16; off > 0; off /= 2) t -= off;\n  out[0] = t;\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    sites = maker_for(src, "undefined_identifier").sites(src)
+    uses = [at for i in range(len(sites.decls)) for _name, at in sites.uses(i)]
+    assert len(uses) == 9 and not any(code.endswith("int ", 0, at) for at in uses)
+
+
+def test_a_header_type_name_is_no_site():
+    """A skipped `const int tm = ...` leaves time.h's `struct tm`: nvcc then says "type name is not allowed" at the
+    next use, not "undefined" (fp4_gemm smem_tiled), so the `;` before it is no missing_semicolon site."""
+    code = ("__global__ void k(float* out, int n) {\n  const int a = n * 2;\n"
+            "  const int tm = threadIdx.x / 4, tn = threadIdx.x % 4;\n  out[tm] = a + tn;\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    semis = [semi for semi, _tok in maker_for(src, "missing_semicolon").sites(src)]
+    assert code.index("n * 2;") + 5 not in semis and code.index("% 4;") + 3 in semis

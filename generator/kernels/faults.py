@@ -287,7 +287,8 @@ class _DeclaredNames:
                                    and diagnostics.in_function_body(code, at)
                                    and not diagnostics.in_template(code, at)    # (so not in dead code either)
                                    and not _TYPE_BEFORE.search(code, max(0, at - 80), at)   # a redeclaration
-                                   and _plain_use(self.text, code, at)]
+                                   and _plain_use(self.text, code, at)
+                                   and not _const_init_reaches_asm(self.text, code, at)]
             if not _plain_use(self.text, code, pos, branch=False):   # the #177-D it may get would show it
                 hit[:] = [(n, at) for n, at in hit if not diagnostics.unreferenced(code, (n,), (at, at + len(n)))]
         return hit
@@ -296,6 +297,26 @@ class _DeclaredNames:
 # a type just before a name (`for (int off = 16; ...)` in a later loop declares `off` again: no use of the first)
 _TYPE_BEFORE = re.compile(r"(?<![\w.>])(?!(?:return|case|else|goto|sizeof|throw|delete|new|do)\b)[A-Za-z_][\w:]*"
                           r"(?:<[^;{}()]*>)?\s*[*&]*\s*$")
+
+
+_CONST_DECLARATION = re.compile(r"(?:static\s+)?const(?:expr)?\b")
+
+
+def _const_init_reaches_asm(text: str, code: str, at: int) -> bool:
+    """Whether `at` lies in a `const` declaration whose variable is used later on a line holding a string literal
+    (an `asm` operand): an error in its initializer gives the constant EDG's error type, and `nvcc -cubin` then adds
+    'an asm operand must have scalar type' at each such use (a variable that is not const keeps its type)."""
+    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+    start = scanner.skip_space(code, stmt, len(code))
+    if not _CONST_DECLARATION.match(code, start):
+        return False
+    end = diagnostics.statement_end(code, start)
+    if end is None or end < at:
+        return False
+    block_end = scanner.block_end(code, start)
+    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use)]
+               for name in diagnostics.declarators(code, start, end)
+               for use in scanner.value_uses(code, name, end, block_end))
 
 
 def _plain_use(text: str, code: str, at: int, branch: bool = True) -> bool:

@@ -198,3 +198,37 @@ def test_a_header_type_name_is_no_site():
     src = Source(code, "k.cu", "cuda", "sm_80")
     semis = [semi for semi, _tok in maker_for(src, "missing_semicolon").sites(src)]
     assert code.index("n * 2;") + 5 not in semis and code.index("% 4;") + 3 in semis
+
+
+CONST_ASM = """#include <cstdint>
+constexpr int SCALE_VEC = 16;
+__global__ void k(const uint8_t* s, int n, float* o) {
+  float d;
+  const uint32_t sfa = *reinterpret_cast<const uint32_t*>(s + n / SCALE_VEC);
+  uint32_t sfb = *reinterpret_cast<const uint32_t*>(s + 4 + n / SCALE_VEC);
+  asm volatile("mov.b32 %0, %1;" : "=f"(d) : "r"(sfa));
+  asm volatile("mov.b32 %0, %1;" : "=f"(d) : "r"(sfb));
+  o[0] = d;
+}
+"""
+
+
+def test_no_site_in_a_constant_that_feeds_an_asm_operand():
+    """An error in a `const` variable's initializer gives it EDG's error type: `nvcc -cubin` adds "an asm operand
+    must have scalar type" where an `asm` reads it (fp4_gemm smem_tiled's `sfa`, the default folder's 0.6.2
+    candidate: 2 of 200 whole blocks); a variable that is not const keeps its type, so its initializer stays a site."""
+    src = Source(CONST_ASM, "k.cu", "cuda", "sm_80")
+    sites = maker_for(src, "undefined_identifier").sites(src)
+    lines = {CONST_ASM.count("\n", 0, at) + 1 for i in range(len(sites.decls)) for _name, at in sites.uses(i)}
+    assert 5 not in lines and 6 in lines
+
+
+@needs_nvcc
+@pytest.mark.compiler
+def test_nvcc_gives_a_constant_with_a_bad_initializer_the_error_type():
+    """The premise above, as nvcc 13 prints it: the const's asm use is an error, the other variable's is not."""
+    broken = CONST_ASM.replace("n / SCALE_VEC)", "n / SCLE_VEC)")
+    out = compilers.compile_cuda([Source(broken, "k.cu", "cuda", "sm_80")], modes=["alone"])[0].output
+    asm_errors = [int(m.group(1)) for m in re.finditer(r"^k\.cu\((\d+)\): error: an asm operand must have scalar "
+                                                       r"type$", out, re.M)]
+    assert asm_errors == [7], out

@@ -304,8 +304,9 @@ _CONST_DECLARATION = re.compile(r"(?:static\s+)?const(?:expr)?\b")
 
 def _const_init_reaches_asm(text: str, code: str, at: int) -> bool:
     """Whether `at` lies in a `const` declaration whose variable is used later on a line holding a string literal
-    (an `asm` operand): an error in its initializer gives the constant EDG's error type, and `nvcc -cubin` then adds
-    'an asm operand must have scalar type' at each such use (a variable that is not const keeps its type)."""
+    (an `asm` operand) or in a statement with `?:`: an error in its initializer gives the constant EDG's error type,
+    and `nvcc -cubin` then adds 'an asm operand must have scalar type' at such an operand, 'ambiguous "?"
+    operation' where the other branch has a class type (a variable that is not const keeps its type)."""
     stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
     start = scanner.skip_space(code, stmt, len(code))
     if not _CONST_DECLARATION.match(code, start):
@@ -314,9 +315,16 @@ def _const_init_reaches_asm(text: str, code: str, at: int) -> bool:
     if end is None or end < at:
         return False
     block_end = scanner.block_end(code, start)
-    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use)]
+    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use)] or _in_conditional(code, use)
                for name in diagnostics.declarators(code, start, end)
                for use in scanner.value_uses(code, name, end, block_end))
+
+
+def _in_conditional(code: str, at: int) -> bool:
+    """Whether the statement around `at` holds a `?:`."""
+    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+    end = code.find(";", at)
+    return "?" in code[stmt:end if end >= 0 else len(code)]
 
 
 def _plain_use(text: str, code: str, at: int, branch: bool = True) -> bool:

@@ -232,3 +232,28 @@ def test_nvcc_gives_a_constant_with_a_bad_initializer_the_error_type():
     asm_errors = [int(m.group(1)) for m in re.finditer(r"^k\.cu\((\d+)\): error: an asm operand must have scalar "
                                                        r"type$", out, re.M)]
     assert asm_errors == [7], out
+
+
+def test_no_site_in_a_constant_read_in_a_conditional():
+    """chunked_prefill smem_tiled: `const int r = i / HEAD_DIM` misspelt makes `r` error-typed, and nvcc adds
+    'ambiguous "?" operation' where `q0 + r < Q_LEN ? ... : scalar_t(0.f)` reads it (1 of 200 whole blocks)."""
+    code = ("#include <cuda_fp16.h>\n__global__ void k(const half* q, half* out, int n) {\n  const int dim = n + 1;\n"
+            "  const int row = n / dim, col = n % dim;\n  out[0] = row < n ? q[col] : half(0.f);\n"
+            "  const int ext = dim + n;\n  out[1] = q[ext];\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    sites = maker_for(src, "undefined_identifier").sites(src)
+    lines = {code.count("\n", 0, at) + 1 for i in range(len(sites.decls)) for _name, at in sites.uses(i)}
+    assert 4 not in lines and 6 in lines
+
+
+def test_no_missing_semicolon_before_a_control_statement_whose_body_is_another():
+    """Before `if (...)` / `for (...)` whose body is a `#pragma`'d loop or another loop, EDG recovers otherwise
+    (warnings #607-D, #12-D, unreferenced variables: 2 of 200 whole blocks of the default folder); a control
+    statement with a plain body stays a site."""
+    code = ("__global__ void k(float* out, int t, int n) {\n  float a = n * 2.f;\n  if (t == 0)\n#pragma unroll\n"
+            "    for (int i = 0; i < 4; ++i) out[i] = a;\n  float b = a + 1.f;\n"
+            "  for (int j = 0; j < 2; ++j)\n    for (int e = 0; e < 2; ++e) { out[j + e] += b; }\n"
+            "  float c = b * 2.f;\n  if (t > 1) out[0] = c;\n}\n")
+    src = Source(code, "k.cu", "cuda", "sm_80")
+    semis = {code.count("\n", 0, semi) + 1 for semi, _tok in maker_for(src, "missing_semicolon").sites(src)}
+    assert 2 not in semis and 6 not in semis and 9 in semis

@@ -86,7 +86,7 @@ def _passed(task, body: str) -> str | None:
         return "an ok report without its correctness line"
     err, rel, atol, rtol = map(float, said.groups())
     if (atol, rtol) != correctness.TOLERANCES[task.dtype]:
-        return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
+        return _tolerance_named(task, atol, rtol)
     if not (rel > 0 and err > 0):
         return "a rounded float result reports no error at all"
     if err > (atol + rtol * err / rel) * 1.001:      # |ref| of the worst element = err / rel
@@ -119,10 +119,14 @@ def _failed(task, body: str) -> str | None:
         return "a float wrong result without its error line"
     err, atol, rel, rtol = map(float, floats.groups())
     if (atol, rtol) != correctness.TOLERANCES[task.dtype]:
-        return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
+        return _tolerance_named(task, atol, rtol)
     if err <= atol + rtol * err / rel:
         return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
     return None
+
+
+def _tolerance_named(task, atol: float, rtol: float) -> str:
+    return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
 
 
 def _refusal(task, body: str) -> str | None:

@@ -70,3 +70,26 @@ def test_schemas_are_read_from_the_repo_copy_through_the_package():
     shipped = sorted(p.name for p in schemas.SCHEMA_DIR.iterdir() if p.name.endswith(".schema.json"))
     assert shipped == sorted(f"{name}.schema.json" for name in schemas.NAMES)
     assert schemas.load("task") == json.loads((ROOT / "schema" / "task.schema.json").read_text())
+
+
+def test_every_data_file_the_package_reads_ships_in_the_wheel():
+    """Every file under generator/ that is not Python matches a package-data pattern of its package (0.6.1's wheel
+    lacked kernels/arch_diagnostics.tsv: arch errors there fell back to a one-line message, other bytes than a
+    checkout's)."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    package = ROOT / "generator"
+    missing = []
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and p.suffix != ".py"
+                       and "__pycache__" not in p.parts):
+        owner = max((name for name in patterns if (ROOT / name.replace(".", "/")) in path.parents),
+                    key=len, default=None)
+        base = ROOT / owner.replace(".", "/") if owner else None
+        if owner is None or not any(_glob(path.relative_to(base), pat) for pat in patterns[owner]):
+            missing.append(path.relative_to(ROOT).as_posix())
+    assert missing == []
+
+
+def _glob(rel: Path, pattern: str) -> bool:
+    """setuptools' package-data glob on a path relative to its package (`**` spans folders)."""
+    regex = re.escape(pattern).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
+    return re.fullmatch(regex, rel.as_posix()) is not None

@@ -141,13 +141,13 @@ def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int
             if warning and not _initialized_by_call(code, name, decl)]
 
 
-_NESTED_BODY = re.compile(r"\s*(?:#|(?:for|while|if|switch|do)\b)")
+_NESTED_BODY = re.compile(r"\s*(?:for|while|if|switch|do)\b")
 
 
 def statement_end(code: str, tok: int) -> int | None:
     """Offset of the `;` ending the statement at `tok` (a `for`/`while`/`if` one after its header), or None when
-    it holds a block, or its body is another control statement or starts with a `#pragma` (EDG's recovery from an
-    error before such a statement is not the one-statement skip diagnostics.py renders)."""
+    it holds a block or its body is another control statement (a `#pragma` line before it is blank in the code
+    view): EDG's recovery from an error before such a statement is not the one-statement skip rendered here."""
     head = re.match(r"(?:for|while|if|switch)\s*\(", code[tok:tok + 12])
     at = tok
     if head:

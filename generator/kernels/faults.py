@@ -315,7 +315,8 @@ def _const_init_reaches_asm(text: str, code: str, at: int) -> bool:
     if end is None or end < at:
         return False
     block_end = scanner.block_end(code, start)
-    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use)] or _in_conditional(code, use)
+    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use) % (len(text) + 1)]
+               or _in_conditional(code, use)
                for name in diagnostics.declarators(code, start, end)
                for use in scanner.value_uses(code, name, end, block_end))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 
 from generator import code_digest as digest_module
 from generator.__main__ import main
@@ -15,23 +16,29 @@ def files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_the_digest_reads_every_file_but_bytecode(tmp_path, monkeypatch):
+def test_the_digest_reads_the_shipped_files_once(tmp_path, monkeypatch):
     (tmp_path / "sub").mkdir()
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "sub" / "table.tsv").write_text("k\tv\n")
     (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (tmp_path / "notes.md").write_text("not shipped\n")
     (tmp_path / "linked").symlink_to(tmp_path / "sub")          # a checkout's schema/ link
     monkeypatch.setattr(digest_module, "PACKAGE", tmp_path)
     digest = digest_module.code_digest.__wrapped__
     first = digest()
     (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\1")
+    (tmp_path / "notes.md").write_text("an editor's file the wheel does not ship\n")
+    (tmp_path / "sub" / "loop").symlink_to(tmp_path)                # walked once
     assert digest() == first
     (tmp_path / "sub" / "table.tsv").write_text("k\tw\n")       # read twice: as sub/ and through the link
     second = digest()
     assert second != first
     (tmp_path / "linked").unlink()
     assert digest() not in (first, second)
+    monkeypatch.setattr(digest_module, "PACKAGE", tmp_path / "empty")
+    with pytest.raises(RuntimeError, match="no generator files"):
+        digest()
 
 
 def test_a_folder_of_other_code_is_refused_and_kept(make_folder, tmp_path, monkeypatch, capsys):

@@ -307,34 +307,42 @@ def _const_init_reaches_asm(text: str, code: str, at: int) -> bool:
     (an `asm` operand) or in a statement with `?:`: an error in its initializer gives the constant EDG's error type,
     and `nvcc -cubin` then adds 'an asm operand must have scalar type' at such an operand, 'ambiguous "?"
     operation' where the other branch has a class type (a variable that is not const keeps its type)."""
-    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
-    start = scanner.skip_space(code, stmt, len(code))
+    start = scanner.skip_space(code, _statement_start(code, at), len(code))
     if not _CONST_DECLARATION.match(code, start):
         return False
     end = diagnostics.statement_end(code, start)
     if end is None or end < at:
         return False
     block_end = scanner.block_end(code, start)
-    return any('"' in text[text.rfind("\n", 0, use) + 1:text.find("\n", use) % (len(text) + 1)]
-               or _in_conditional(code, use)
+    return any('"' in _line_around(text, use) or _in_conditional(code, use)
                for name in diagnostics.declarators(code, start, end)
                for use in scanner.value_uses(code, name, end, block_end))
 
 
 def _in_conditional(code: str, at: int) -> bool:
     """Whether the statement around `at` holds a `?:`."""
-    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
     end = code.find(";", at)
-    return "?" in code[stmt:end if end >= 0 else len(code)]
+    return "?" in code[_statement_start(code, at):end if end >= 0 else len(code)]
+
+
+def _statement_start(code: str, at: int) -> int:
+    """Where the statement holding offset `at` starts: after the last `;`, `{` or `}` before it."""
+    return max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+
+
+def _line_around(text: str, at: int) -> str:
+    """The whole line holding offset `at` (the file's last line too, without a newline after it)."""
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1:end if end >= 0 else len(text)]
 
 
 def _plain_use(text: str, code: str, at: int, branch: bool = True) -> bool:
     """Whether nvcc's report of an undefined name at `at` is the one diagnostics.py renders: its line holds no
     string literal nor header macro (nvcc shows those otherwise), and (`branch`) it is not in a branch of `?:`
     (where EDG may add 'ambiguous "?" operation' for the other branch's class type)."""
-    line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at)]
-    stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
-    return '"' not in line and not _HEADER_MACRO.search(line) and not (branch and "?" in code[stmt:at])
+    line = _line_around(text, at)
+    return '"' not in line and not _HEADER_MACRO.search(line) and not (
+        branch and "?" in code[_statement_start(code, at):at])
 
 
 def _draw_undefined_identifier(source: Source, sites: _DeclaredNames, rng) -> tuple:

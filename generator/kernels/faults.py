@@ -159,8 +159,12 @@ def _live(sites: list, source: Source, pos: Callable) -> list:
 def _pick(sites: list, kind: str, source: Source, rng) -> int:
     """The index of one site, at random."""
     if not sites:
-        raise NoFaultSite(f"{source.filename}: no site for fault kind {kind!r} in this {source.lang} source")
+        raise _no_site(kind, source)
     return _index(rng, len(sites))
+
+
+def _no_site(kind: str, source: Source) -> NoFaultSite:
+    return NoFaultSite(f"{source.filename}: no site for fault kind {kind!r} in this {source.lang} source")
 
 
 def _index(rng, n: int) -> int:
@@ -373,12 +377,37 @@ _STATEMENT_START = re.compile(r"[A-Za-z_}]")
 _ELSE_WHILE = re.compile(r"(else|while)\b")
 
 
-def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
-    """(offset of the `;` to drop, offset of the next statement's token) for each plain statement followed by
-    another."""
-    code = scanner.code_view(source.text, "cuda")
+class _SemicolonSites:
+    """Sites of missing_semicolon: each plain statement followed by another, as (offset of the `;` to drop, offset
+    of the next statement's token). Finding the candidates is one pass over the lines; whether nvcc's recovery from
+    one is the one diagnostics.py renders (`_regular_recovery`: a scan of the names the skipped statement declares
+    and reads, ~30 us a candidate, ~100 candidates a kernel) is checked only for the candidates a draw reaches,
+    once each: the fault takes candidates in random order and drops the first regular one's `;`, a uniform draw
+    over the regular ones (as undefined_identifier's declarations)."""
+
+    def __init__(self, source: Source):
+        self.text = source.text
+        self.code = code = scanner.code_view(source.text, "cuda")
+        self.candidates = _semicolon_candidates(code, source.text)
+        self._regular: dict[int, bool] = {}
+
+    def regular(self, i: int) -> bool:
+        hit = self._regular.get(i)
+        if hit is None:
+            semi, tok = self.candidates[i]
+            # (a site in a template is irregular, so none lies in dead code: no `_live` filter is needed)
+            hit = self._regular[i] = _regular_recovery(self.code, semi, tok, self.text)
+        return hit
+
+    def valid(self) -> list[tuple[int, int]]:
+        """Every regular site, in text order (what the tests and the site prober read)."""
+        return [site for i, site in enumerate(self.candidates) if self.regular(i)]
+
+
+def _semicolon_candidates(code: str, text: str) -> list[tuple[int, int]]:
+    """(offset of the `;`, offset of the next statement's token) of each plain statement followed by another."""
     lines = code.split("\n")
-    raw_lines = source.text.split("\n")
+    raw_lines = text.split("\n")
     offsets = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
     sites = []
     depth = 0
@@ -403,10 +432,15 @@ def _semicolon_sites(source: Source) -> list[tuple[int, int]]:
         nxt = lines[j].lstrip()
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
             continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
-        sites.append((offsets[i], offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
-    # (recovery first: it rejects a site in a template, so _live need not look for dead code)
-    return [s[1:] for s in _live([s for s in sites if _regular_recovery(code, s[1], s[2], source.text)], source,
-                                 lambda s: s[0])]
+        sites.append((offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
+    return sites
+
+
+def _draw_missing_semicolon(source: Source, sites: _SemicolonSites, rng) -> tuple:
+    for i in rng.permutation(len(sites.candidates)):
+        if sites.regular(int(i)):
+            return (int(i),)
+    raise _no_site("missing_semicolon", source)
 
 
 _HEADER_MACROS = r"INFINITY|NAN|HUGE_VALF?|FLT_MAX|FLT_MIN|INT_MAX|INT_MIN|UINT_MAX"    # (math.h, limits.h)
@@ -448,10 +482,10 @@ def _skipped(code: str, start: int, end: int) -> list[tuple]:
     return found + diagnostics.unreferenced(code, read, (start, end))
 
 
-def _make_missing_semicolon(source: Source, sites: list, choice: tuple):
+def _make_missing_semicolon(source: Source, sites: _SemicolonSites, choice: tuple):
     """nvcc skips the next statement to recover: the names it declared are undefined at their next uses, the
     variables only it read are unreferenced (diagnostics.py)."""
-    semi, tok = sites[choice[0]]
+    semi, tok = sites.candidates[choice[0]]
     edit = Edit(semi, semi + 1, "")
     code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
@@ -1211,7 +1245,7 @@ def _site_edit(kind: str) -> Callable:
 
 MAKERS = {
     "undefined_identifier": FaultMaker(_DeclaredNames, _draw_undefined_identifier, _make_undefined_identifier),
-    "missing_semicolon": FaultMaker(_semicolon_sites, _one_site("missing_semicolon"), _make_missing_semicolon),
+    "missing_semicolon": FaultMaker(_SemicolonSites, _draw_missing_semicolon, _make_missing_semicolon),
     "type_mismatch": FaultMaker(_type_mismatch_sites, _draw_type_mismatch, _make_type_mismatch),
     "wrong_template_arg": FaultMaker(_template_arg_sites, _draw_wrong_template_arg, _make_wrong_template_arg),
     "static_smem_overflow": FaultMaker(_shared_array_sites, _draw_static_smem_overflow, _make_static_smem_overflow),

@@ -145,7 +145,7 @@ def _row_fault(file, arch, kind, line, name, typo) -> tuple[Source, str]:
         choice = (next(scanner.whole_word(text, name, start, len(text))), name, typo)
     else:
         end = start + len(text.split("\n")[line - 1])
-        choice = (next(i for i, (semi, _tok) in enumerate(sites) if start <= semi < end),)
+        choice = next((i,) for i, (semi, _tok) in enumerate(sites.candidates) if start <= semi < end and sites.regular(i))
     edit, report = maker.make(src, sites, choice)
     edited = edit.apply(text)
     return replace(src, text=edited), feedback_text(None, report_expected(src, edited, report))
@@ -196,7 +196,7 @@ def test_a_header_type_name_is_no_site():
     code = ("__global__ void k(float* out, int n) {\n  const int a = n * 2;\n"
             "  const int tm = threadIdx.x / 4, tn = threadIdx.x % 4;\n  out[tm] = a + tn;\n}\n")
     src = Source(code, "k.cu", "cuda", "sm_80")
-    semis = [semi for semi, _tok in maker_for(src, "missing_semicolon").sites(src)]
+    semis = [semi for semi, _tok in maker_for(src, "missing_semicolon").sites(src).valid()]
     assert code.index("n * 2;") + 5 not in semis and code.index("% 4;") + 3 in semis
 
 
@@ -255,5 +255,5 @@ def test_no_missing_semicolon_before_a_control_statement_whose_body_is_another()
             "  for (int j = 0; j < 2; ++j)\n    for (int e = 0; e < 2; ++e) { out[j + e] += b; }\n"
             "  float c = b * 2.f;\n  if (t > 1) out[0] = c;\n}\n")
     src = Source(code, "k.cu", "cuda", "sm_80")
-    semis = {code.count("\n", 0, semi) + 1 for semi, _tok in maker_for(src, "missing_semicolon").sites(src)}
+    semis = {code.count("\n", 0, semi) + 1 for semi, _tok in maker_for(src, "missing_semicolon").sites(src).valid()}
     assert 2 not in semis and 6 not in semis and 9 in semis

@@ -74,6 +74,11 @@ def noise_sigma(time_ms: float) -> float:
     return math.hypot(NOISE_REL, NOISE_ABS_MS / time_ms)
 
 
+def clipped(z: float) -> float:
+    """A standard normal deviate as a re-measurement draws it: within NOISE_CLIP sigmas."""
+    return min(NOISE_CLIP, max(-NOISE_CLIP, z))
+
+
 def noise_bound(time_ms: float) -> float:
     """The largest relative change re-measuring the same source can show (NOISE_CLIP sigmas each way)."""
     return math.expm1(2 * NOISE_CLIP * noise_sigma(time_ms))

@@ -637,9 +637,8 @@ def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
 def rebench(time_ms: float, z: float) -> float:
     """A verifier's re-measurement of a kernel reported at `time_ms` (`z` a standard normal deviate): a second
     median of 100 runs, so it differs from the first by the two measurements' noise (`calibration.noise_sigma`,
-    sqrt(2) of it; deviates clipped at NOISE_CLIP as the workbench clips them)."""
-    z = min(calibration.NOISE_CLIP, max(-calibration.NOISE_CLIP, z))
-    return time_ms * math.exp(math.sqrt(2) * calibration.noise_sigma(time_ms) * z)
+    sqrt(2) of it; deviates clipped as the workbench clips them)."""
+    return time_ms * math.exp(math.sqrt(2) * calibration.noise_sigma(time_ms) * calibration.clipped(z))
 
 
 def _link(messages: list[dict]) -> None:

@@ -173,8 +173,7 @@ class Workbench:
                 source, expected, lines = edited
         time_ms = None
         if expected.status == "ok":
-            z = rng.standard_normal()
-            z = min(calibration.NOISE_CLIP, max(-calibration.NOISE_CLIP, z))
+            z = calibration.clipped(rng.standard_normal())
             noisy = model * float(np.exp(calibration.noise_sigma(model) * z))
             time_ms = sig(self.ceiling if self.ceiling > noisy else noisy)       # max(noisy, ceiling)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)

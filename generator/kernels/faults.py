@@ -212,11 +212,14 @@ def declaration_of(m: re.Match) -> tuple[str, str, int]:
 
 
 def _declarations(code: str) -> list[tuple[str, str, int]]:
-    """(type, name, offset of name) for local-looking declarations."""
+    """(type, name, offset of name) for local-looking declarations of variables: not of a type alias (`typedef
+    half scalar_t;` reads as one, while `using scalar_t = half;` does not: a misspelled type at the start of a
+    declaration, `salar_t* p = x;`, is parsed as a product, and nvcc adds `identifier "p" is undefined`)."""
     out = []
     for m in DECL.finditer(code):
         typ, name, at = declaration_of(m)
-        if typ in _C_KEYWORDS or name in _C_KEYWORDS:
+        if typ in _C_KEYWORDS or name in _C_KEYWORDS \
+                or code.startswith("typedef", scanner.skip_space(code, _statement_start(code, m.start()), m.start())):
             continue
         out.append((typ, name, at))
     return out

@@ -179,6 +179,18 @@ def test_blocks_are_what_nvcc_prints():
         assert normalize_block(printed_block(out)) == normalize_block(block)
 
 
+def test_a_type_alias_is_no_variable():
+    """`typedef half scalar_t;` declares a type, not a variable: a misspelled `scalar_t* p = x;` is parsed as a
+    product and nvcc adds `identifier "p" is undefined` (kv_append tma_bulk in a default kernelswarm folder), so
+    neither form of alias gives undefined_identifier sites, as `using scalar_t = half;` never did."""
+    for alias in ("typedef float scalar_t;", "using scalar_t = float;"):
+        code = (f"{alias}\n__global__ void k(float* x) {{\n  scalar_t* p = x;\n  p[0] = sizeof(scalar_t);\n"
+                "  float total = x[1];\n  x[2] = total;\n}\n")
+        src = Source(code, "k.cu", "cuda", "sm_80")
+        sites = maker_for(src, "undefined_identifier").sites(src)
+        assert [name for name, _pos in sites.decls] == ["total"]
+
+
 def test_a_redeclaration_is_no_use():
     """A later loop's `for (int off = ...)` declares `off` again: misspelling it there is no undefined name
     (nvcc reports the loop's uses of `off` instead; `audit-compile --catalog` met it in flash_prefill)."""

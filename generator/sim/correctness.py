@@ -42,12 +42,16 @@ FP32_U = 2.0 ** -24
 # measurement (thu-ml/SageAttention#287 asks, unanswered), so it is modelled as fp32.
 FP8_TC_ACC_U = 0.02 / math.sqrt(4096)
 FP8_MMA_K = 32            # K of one e4m3 mma.sync (m16n8k32) or wgmma (m64nNk32): a promotion per instruction
+# e4m3 (OCP 8-bit FP spec): largest normal 448 = 1.75 * 2^8, 3 mantissa bits, so values in [256, 448] are 32 apart
+E4M3_MAX, E4M3_TOP_BINADE, E4M3_TOP_ULP = 448.0, 256.0, 32.0
 TILE = 64                 # elements of the last tile a missed tail leaves unwritten (a typical block extent)
 # Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); normalized outputs up to ~4.
 _SUM_CLASSES = frozenset({"gemm", "gemv", "conv"})
 PROBABILITY_OPS = frozenset({"logits_softmax"})     # outputs are probabilities, far below 1 over a vocabulary
 _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decode": ("T",), "attn_prefill": ("SK",),
               "rownorm": ("C",), "scan": ("L",)}
+# Per-token quantizers: the reduction is an absmax (exact), the output the e4m3 rounding of x / (amax / 448).
+FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
 # Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
 # per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain
 # (tiled GEMMs: one accumulator register per output across K), cut into SPLIT_K / SPLITS ranges where it has them.
@@ -201,6 +205,13 @@ def ok_text(task, u: float, variant=None, params=None) -> str:
             return line + f"; topk_weights max_abs_err = {FP32_U * (1 + 3 * u):.3g}, atol = {atol:g})"
         return line + ", same Philox seeds)"
     atol, rtol = TOLERANCES[task.dtype]
+    if task.op in FP8_QUANT_OPS:
+        # xq * scale against x: the largest error is half the e4m3 spacing of the top binade, scaled back by
+        # amax / 448, at an element of that binade (|x| in [256, 448) * amax / 448: amax itself is exact)
+        err = magnitude * E4M3_TOP_ULP / 2 / E4M3_MAX
+        worst = magnitude * (E4M3_TOP_BINADE + (E4M3_MAX - E4M3_TOP_BINADE) * u) / E4M3_MAX
+        return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
+                f"atol = {atol:g}, rtol = {rtol:g})")
     unit = out_u + accumulation_error(task, variant, tuple(params.items()) if params else ())
     rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
     return (f"correctness: ok (max_abs_err = {rel * magnitude:.3g}, max_rel_err = {rel:.3g}; "

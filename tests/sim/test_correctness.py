@@ -211,6 +211,20 @@ def test_split_k_shortens_the_chains_and_adds_the_partials():
     assert _accumulation(t, "split_k", SPLIT_K=8) < _accumulation(t, "cp_async_pipeline")
 
 
+def test_per_token_fp8_quant_states_the_e4m3_rounding_of_x_over_its_scale():
+    """scale = amax / 448: the largest error is half the e4m3 spacing of the top binade (32 / 2) times the scale,
+    amax / 28, at an element of that binade, |x| in [256, 448) * amax / 448, so its relative error lies in
+    (16 / 448, 2^-4]. 0.6.2 stated 2^-4 of amax at |x| = amax, an element the quantizer maps exactly to 448."""
+    t = _task("per_token_fp8_quant", "fp8", {"T": 4096, "H": 7168})
+    v = _variant(t, "block_reduce")
+    for u in (0.0, 0.5, 0.999):
+        text = correctness.ok_text(t, u, v, v.default_params())
+        err, rel = _err(text), _rel(text)
+        amax = 4.0
+        assert err == pytest.approx(amax / 28, rel=0.01)
+        assert 256 / 448 * amax * 0.99 <= err / rel <= amax * 1.01 and 16 / 448 * 0.99 < rel <= 2 ** -4 * 1.01
+
+
 def test_every_variant_of_every_fp8_gemm_task_passes_its_own_criterion():
     """The largest unpromoted Hopper chain (K = 18432) still lies within atol + rtol * |ref| at the worst draw."""
     from generator.catalog.hardware import GPUS
@@ -219,7 +233,7 @@ def test_every_variant_of_every_fp8_gemm_task_passes_its_own_criterion():
     from generator.check import reports
     seen = 0
     for t in all_tasks():
-        if t.dtype != "fp8" or t.op == "per_token_fp8_quant":
+        if t.dtype != "fp8" or t.op in correctness.FP8_QUANT_OPS:
             continue
         for v in variants_for(t.op, t.impl, t.dtype):
             if legal_on(v, GPUS[t.gpu], t.dtype):

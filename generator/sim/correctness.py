@@ -4,8 +4,10 @@ Why a model of its own: the numbers must be physical. A correct copy or gather i
 output is integer ids (samplers, MoE top-k) are compared id by id, so they report mismatching ids, never a float
 error; a correct float op differs from the reference by the rounding of its output format, which scales with the
 format's unit roundoff (fp16 2^-11, bf16 2^-8, fp8 e4m3 2^-4: IEEE 754 / OCP FP8 spec, precision p gives
-u = 2^-p) times the output's magnitude, and with fp32 accumulation error that grows like sqrt(reduction length)
-(Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound). A wrong
+u = 2^-p) times the output's magnitude, and with the accumulation error of the reduction as the candidate's
+variant sums it (`accumulation_error`): a running sum of n terms grows like u sqrt(n) (Higham, "Accuracy and
+Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound), so a tree or a split shortens the
+chains, and Hopper's fp8 tensor cores keep the running sum in fewer bits than fp32. A wrong
 result shows its bug's signature: a missed tail fails only in the last tile, a race differs from run to run, a
 dropped scale is one constant factor. The element counts are those of the op's output tensors (`OUTPUTS`), so a
 report's mismatches and indices lie inside what the kernel writes. String formatting only: called on every step.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
@@ -27,12 +30,41 @@ ID_OPS = frozenset({"topk_sample", "nucleus_sample", "minp_sample", "moe_topk_ga
 UNIT_ROUNDOFF = {"fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8, "fp8": 2.0 ** -4, "int8": 2.0 ** -11,
                  "int4": 2.0 ** -11, "fp4": 2.0 ** -8}
 FP32_U = 2.0 ** -24
+# Hopper's fp8 tensor cores (wgmma and mma.sync .e4m3 on sm_90) add into an accumulator that keeps ~14 bits (e8m13,
+# the low 10 mantissa bits of the fp32 register truncated): DeepSeek-V3 technical report (arXiv 2412.19437)
+# sec. 3.3.2 "Increasing Accumulation Precision" measures a max relative error of nearly 2% for K = 4096 without
+# promotion; SageAttention2 (arXiv 2411.10958) and pytorch.org/blog/some-matrix-multiplication-engines-are-not-
+# as-accurate-as-we-thought find the e8m13 accumulator on Hopper and Ada. Per running-sum term, the unit that
+# gives the 2% at sqrt(4096): 0.02 / 64 (2.6 x the truncated format's 2^-13). Kernels that add each K block's
+# partial product into fp32 registers on the CUDA cores (DeepSeek's N_C = 128 promotion) bound a chain to one block.
+# Triton promotes never on sm_90 (its CUDA backend sets max_num_imprecise_acc_default = 2**30 for capability 90,
+# triton-lang/triton#2300: the flag affects only Hopper's fp8 dot); sm_120's fp8 mma has no published accumulator
+# measurement (thu-ml/SageAttention#287 asks, unanswered), so it is modelled as fp32.
+FP8_TC_ACC_U = 0.02 / math.sqrt(4096)
+FP8_MMA_K = 32            # K of one e4m3 mma.sync (m16n8k32) or wgmma (m64nNk32): a promotion per instruction
+# e4m3 (OCP 8-bit FP spec): largest normal 448 = 1.75 * 2^8, 3 mantissa bits, so values in [256, 448] are 32 apart
+E4M3_MAX, E4M3_TOP_BINADE, E4M3_TOP_ULP = 448.0, 256.0, 32.0
 TILE = 64                 # elements of the last tile a missed tail leaves unwritten (a typical block extent)
 # Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); normalized outputs up to ~4.
 _SUM_CLASSES = frozenset({"gemm", "gemv", "conv"})
 PROBABILITY_OPS = frozenset({"logits_softmax"})     # outputs are probabilities, far below 1 over a vocabulary
 _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decode": ("T",), "attn_prefill": ("SK",),
               "rownorm": ("C",), "scan": ("L",)}
+# Per-token quantizers: the reduction is an absmax (exact), the output the e4m3 rounding of x / (amax / 448).
+FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
+# Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
+# per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain
+# (tiled GEMMs: one accumulator register per output across K), cut into SPLIT_K / SPLITS ranges where it has them.
+# A tree of n leaves adds log2(n) roundings to each sum (Higham, 2nd ed., sec. 4.2, pairwise summation), a sum cut
+# into b-term blocks n / b + b (Blanchard, Higham, Mary, "A class of fast and accurate summation algorithms", SIAM
+# J. Sci. Comput. 42(3), 2020, blocked summation); the probabilistic growth is the square root of either.
+_TREE_LANES = {
+    ("gemv", "warp_shuffle"): lambda p: 32, ("gemv", "vectorized"): lambda p: 32, ("gemv", "split_k"): lambda p: 32,
+    ("rownorm", "block_reduce"): lambda p: p["NUM_THREADS"], ("rownorm", "warp_shuffle"): lambda p: p["NUM_THREADS"],
+    ("rownorm", "vectorized"): lambda p: p["NUM_THREADS"],
+    ("rownorm", "register_cached"): lambda p: p["NUM_THREADS"] // p["ROWS_PER_BLOCK"],
+    ("rownorm", "cluster_reduce"): lambda p: p["NUM_THREADS"] * p["CLUSTER_SIZE"],
+}
 
 
 def tolerance_text(task) -> str:
@@ -50,8 +82,8 @@ def tolerance_text(task) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _facts(task) -> tuple[int, float, float]:
-    """(output elements, max |ref|, unit roundoff of the output) of the task."""
+def _facts(task) -> tuple[int, float, float, int]:
+    """(output elements, max |ref|, unit roundoff of the output, reduction length) of the task."""
     op = OPS[task.op]
     dims = op.dims(task.shape_dict())
     length = math.prod(dims.get(k, 1) for k in _REDUCTION.get(op.kernel_class, ()))
@@ -62,7 +94,44 @@ def _facts(task) -> tuple[int, float, float]:
     u = UNIT_ROUNDOFF[task.dtype]
     if task.dtype == "fp8" and op.kernel_class == "gemm":
         u = UNIT_ROUNDOFF["bf16"]          # fp8 GEMMs write bf16
-    return output_elements(task), magnitude, u + FP32_U * math.sqrt(length)
+    return output_elements(task), magnitude, u, length
+
+
+@lru_cache(maxsize=4096)
+def accumulation_error(task, variant=None, params: tuple = ()) -> float:
+    """Relative error the reduction of one output adds, as `variant` (with `params`, an items tuple) sums it; no
+    variant: one fp32 chain over the whole reduction. Chains of n terms in unit u and the fp32 additions that
+    combine them (tree levels, split partials, promoted blocks) are independent errors: their variances add."""
+    length = _facts(task)[3]
+    if variant is None:
+        return FP32_U * math.sqrt(length)
+    p = dict(params)
+    splits = p.get("SPLIT_K", p.get("SPLITS", 1))
+    lanes = min(length, _TREE_LANES[variant.kernel_class, variant.tag](p)) if (
+        task.impl == "cuda" and (variant.kernel_class, variant.tag) in _TREE_LANES) else 1
+    chain, combine, unit = max(1.0, length / (splits * lanes)), splits - 1 + math.log2(lanes), FP32_U
+    if _hopper_fp8_mma(task, variant):
+        unit = FP8_TC_ACC_U
+        block = _promotion_block(task, variant, p)
+        if block is not None and block < chain:
+            combine += length / block        # each block's partial added into fp32 on the CUDA cores
+            chain = block
+    return math.sqrt(unit * unit * chain + FP32_U * FP32_U * combine)
+
+
+def _hopper_fp8_mma(task, variant) -> bool:
+    """Whether the variant adds e4m3 products on sm_90 tensor cores (dequant_mma widens them to fp16 first)."""
+    return (task.dtype == "fp8" and variant.kernel_class == "gemm" and variant.tc and variant.tag != "dequant_mma"
+            and GPUS[task.gpu].cc == 90)
+
+
+def _promotion_block(task, variant, params) -> int | None:
+    """K elements the tensor cores sum before the kernel promotes them into fp32, None where it never does: only the
+    fine-grained-scaled GEMM promotes (templates' SCALE_BLOCK_K), once per BLOCK_K stage on the wgmma path and
+    once per m16n8k32 instruction on the mma.sync path (its mma() scales each instruction's product)."""
+    if task.op != "fp8_blockwise_gemm":
+        return None
+    return params["BLOCK_K"] if "wgmma" in variant.requires else FP8_MMA_K
 
 
 def _largest_probability(c: int) -> float:
@@ -123,9 +192,10 @@ def output_elements(task) -> int:
     return OUTPUTS[task.op](task.shape_dict())
 
 
-def ok_text(task, u: float) -> str:
-    """The correctness line of a passing candidate (`u` uniform in [0, 1) places the error within its range)."""
-    n, magnitude, unit = _facts(task)
+def ok_text(task, u: float, variant=None, params=None) -> str:
+    """The correctness line of a passing candidate of `variant` with `params` (`u` uniform in [0, 1) places the
+    error within its range)."""
+    n, magnitude, out_u, _length = _facts(task)
     if task.op in EXACT_OPS:
         return f"correctness: ok (bit-exact: 0 / {n} elements differ)"
     if task.op in ID_OPS:
@@ -135,6 +205,14 @@ def ok_text(task, u: float) -> str:
             return line + f"; topk_weights max_abs_err = {FP32_U * (1 + 3 * u):.3g}, atol = {atol:g})"
         return line + ", same Philox seeds)"
     atol, rtol = TOLERANCES[task.dtype]
+    if task.op in FP8_QUANT_OPS:
+        # xq * scale against x: the largest error is half the e4m3 spacing of the top binade, scaled back by
+        # amax / 448, at an element of that binade (|x| in [256, 448) * amax / 448: amax itself is exact)
+        err = magnitude * E4M3_TOP_ULP / 2 / E4M3_MAX
+        worst = magnitude * (E4M3_TOP_BINADE + (E4M3_MAX - E4M3_TOP_BINADE) * u) / E4M3_MAX
+        return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
+                f"atol = {atol:g}, rtol = {rtol:g})")
+    unit = out_u + accumulation_error(task, variant, tuple(params.items()) if params else ())
     rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
     return (f"correctness: ok (max_abs_err = {rel * magnitude:.3g}, max_rel_err = {rel:.3g}; "
             f"atol = {atol:g}, rtol = {rtol:g})")
@@ -142,7 +220,7 @@ def ok_text(task, u: float) -> str:
 
 def failed_text(task, kind: str | None, u) -> str:
     """The report of a wrong result caused by fault `kind` (`u`: four uniforms in [0, 1))."""
-    n, magnitude, _unit = _facts(task)
+    n, magnitude = _facts(task)[:2]
     if kind == "off_by_one_mask":          # the last tile's tail is never written: garbage there only
         bad = max(1, min(n, int(1 + (TILE - 1) * u[0])))
         first = n - bad

@@ -59,10 +59,10 @@ def _report_constants(task) -> tuple[float, str]:
     return dram_gbps, f"({dram_gbps:.0f} GB/s); "
 
 
-def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
+def _benchmark(task, time_ms, baseline_ms, best_ms, rng, variant, params) -> str:
     # %-formatting: one pass over the template for all the numbers (the same text as f-string specs, ~0.3 us less)
     dram_gbps, dram_text = _report_constants(task)
-    check = correctness.ok_text(task, rng.random() if rng is not None else 0.5)
+    check = correctness.ok_text(task, rng.random() if rng is not None else 0.5, variant, params)
     bandwidth_frac, tflops, compute_frac, bound = perf.achieved_values(task, time_ms)
     best = ", %.2fx vs best so far (%s ms)" % (best_ms / time_ms, _ms4(best_ms)) if best_ms is not None else ""
     bw = bandwidth_frac * dram_gbps
@@ -77,13 +77,14 @@ def _benchmark(task, time_ms, baseline_ms, best_ms, rng) -> str:
         check, time_ms, baseline_ms / time_ms, _ms4(baseline_ms), best, achieved)
 
 
-def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None) -> str:
+def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None, variant=None,
+                  params=None) -> str:
     """The body after the RESULT line for one step (see the module docstring); positional arguments too, for the
-    workbench's call on every step."""
+    workbench's call on every step. `variant` and `params`: the candidate's, whose reduction the error reflects."""
     if expected.status in ("compile_error", "launch_error"):
         return _compile_error(task, expected)
     if expected.status == "wrong_result":
         return _correctness(task, expected.kind, rng)
     if time_ms is None or baseline_ms is None:
         raise ValueError("an ok result needs time_ms and baseline_ms for its benchmark report")
-    return _benchmark(task, time_ms, baseline_ms, best_ms, rng)
+    return _benchmark(task, time_ms, baseline_ms, best_ms, rng, variant, params)

@@ -199,7 +199,7 @@ class Workbench:
     def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:
         """The harness report for `outcome` (the text after the RESULT line)."""
         return feedback.feedback_text(self.task, outcome.expected, outcome.time_ms, self.fields["baseline_ms"],
-                                      best_ms, rng)
+                                      best_ms, rng, self.by_tag[outcome.tag], outcome.params)
 
 
 _UNKNOWN = object()     # a configuration not modelled yet (None is a model: it cannot run here)

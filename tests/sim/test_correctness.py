@@ -139,3 +139,119 @@ def test_a_race_on_one_id_varies_between_reruns():
         text = correctness.failed_text(t, "racy_reduction", (0.5, 0.5, 0.5, u3))
         runs = re.search(r"3 reruns: (\d+), (\d+), (\d+) mismatches", text).groups()
         assert len(set(runs)) > 1 and max(map(int, runs)) <= 1, text
+
+
+def _variant(t, tag):
+    from generator.catalog.variants import variants_for
+    return {v.tag: v for v in variants_for(t.op, t.impl, t.dtype)}[tag]
+
+
+def _rel(text):
+    return float(re.search(r"max_rel_err = (\S+?);", text).group(1))
+
+
+def _accumulation(t, tag, **params):
+    v = _variant(t, tag)
+    return correctness.accumulation_error(t, v, tuple({**v.default_params(), **params}.items()))
+
+
+FP8_4096 = {"M": 4096, "N": 4096, "K": 4096}
+
+
+@pytest.mark.parametrize("impl, tag", [("cuda", "wgmma_tma"), ("cuda", "mma_sync"), ("cuda", "split_k"),
+                                       ("triton", "pipelined")])
+def test_hopper_fp8_gemm_without_promotion_reports_percent_errors(impl, tag):
+    """DeepSeek-V3 sec. 3.3.2: nearly 2% max relative error at K = 4096 on Hopper fp8 tensor cores without
+    promotion (0.6.2 stated bf16 rounding plus fp32 accumulation: 0.3%). Triton never promotes on sm_90."""
+    t = _task("fp8_gemm", "fp8", FP8_4096, impl=impl)
+    v = _variant(t, tag)
+    rel = _rel(correctness.ok_text(t, 0.999, v, v.default_params()))
+    splits = v.default_params().get("SPLIT_K", 1)
+    assert rel == pytest.approx(correctness.UNIT_ROUNDOFF["bf16"] + 0.02 / splits ** 0.5, rel=0.01)
+    assert rel > 1e-2 / splits ** 0.5
+
+
+def test_fp8_gemm_accumulates_in_fp32_off_hopper_and_on_cuda_cores():
+    """sm_120's fp8 mma and the CUDA-core / fp16-dequantizing variants keep fp32 chains: the bf16 output rounding
+    dominates their error."""
+    for gpu, tag in (("rtx_5090", "mma_sync"), ("h100", "reg_tiled"), ("h100", "dequant_mma")):
+        t = _task("fp8_gemm", "fp8", FP8_4096, gpu=gpu)
+        assert _accumulation(t, tag) == pytest.approx(correctness.FP32_U * 64), (gpu, tag)
+
+
+def test_promotion_bounds_the_fp8_chain_to_one_block():
+    """fp8_blockwise_gemm adds each K block into fp32 registers (DeepSeek's N_C = 128): its error is that of one
+    block's chain, far below the unpromoted GEMM's at the same K, and grows with the block, not with K."""
+    blockwise = _task("fp8_blockwise_gemm", "fp8", {"M": 4096, "N": 2112, "K": 7168})
+    unpromoted = _accumulation(_task("moe_grouped_gemm", "fp8", {"E": 256, "M": 32, "N": 4096, "K": 7168}), "wgmma_tma")
+    per128 = _accumulation(blockwise, "wgmma_tma", BLOCK_K=128)
+    per64 = _accumulation(blockwise, "wgmma_tma", BLOCK_K=64)
+    per32 = _accumulation(blockwise, "mma_sync")               # promoted after every m16n8k32 instruction
+    assert per32 < per64 < per128 < unpromoted / 5
+    assert per128 / per64 == pytest.approx(2 ** 0.5, rel=0.01)
+    assert per128 / unpromoted == pytest.approx((128 / 7168) ** 0.5, rel=0.01)
+
+
+def test_a_tree_reduction_states_less_fp32_error_than_a_sequential_one():
+    """Higham sec. 4.2, pairwise summation: a tree over the row's threads leaves each thread a chain of C / threads
+    terms plus log2(threads) levels, where one thread per row (naive) sums a chain of C."""
+    t = _task("rmsnorm", "fp16", {"T": 16384, "H": 8192})
+    sequential = _accumulation(t, "naive")
+    tree = _accumulation(t, "block_reduce", NUM_THREADS=256)
+    assert sequential == pytest.approx(correctness.FP32_U * 8192 ** 0.5)
+    assert tree == pytest.approx(correctness.FP32_U * (8192 / 256 + 8) ** 0.5)
+    naive, block = _variant(t, "naive"), _variant(t, "block_reduce")
+    assert (_rel(correctness.ok_text(t, 0.5, block, {"NUM_THREADS": 256}))
+            < _rel(correctness.ok_text(t, 0.5, naive, naive.default_params())))
+
+
+def test_split_k_shortens_the_chains_and_adds_the_partials():
+    t = _task("splitk_gemm", "fp16", {"M": 16, "N": 4096, "K": 14336})
+    assert _accumulation(t, "split_k", SPLIT_K=8) == pytest.approx(correctness.FP32_U * (14336 / 8 + 7) ** 0.5)
+    assert _accumulation(t, "split_k", SPLIT_K=8) < _accumulation(t, "cp_async_pipeline")
+
+
+def test_per_token_fp8_quant_states_the_e4m3_rounding_of_x_over_its_scale():
+    """scale = amax / 448: the largest error is half the e4m3 spacing of the top binade (32 / 2) times the scale,
+    amax / 28, at an element of that binade, |x| in [256, 448) * amax / 448, so its relative error lies in
+    (16 / 448, 2^-4]. 0.6.2 stated 2^-4 of amax at |x| = amax, an element the quantizer maps exactly to 448."""
+    t = _task("per_token_fp8_quant", "fp8", {"T": 4096, "H": 7168})
+    v = _variant(t, "block_reduce")
+    for u in (0.0, 0.5, 0.999):
+        text = correctness.ok_text(t, u, v, v.default_params())
+        err, rel = _err(text), _rel(text)
+        amax = 4.0
+        assert err == pytest.approx(amax / 28, rel=0.01)
+        assert 256 / 448 * amax * 0.99 <= err / rel <= amax * 1.01 and 16 / 448 * 0.99 < rel <= 2 ** -4 * 1.01
+
+
+def test_every_variant_of_every_fp8_gemm_task_passes_its_own_criterion():
+    """The largest unpromoted Hopper chain (K = 18432) still lies within atol + rtol * |ref| at the worst draw."""
+    from generator.catalog.hardware import GPUS
+    from generator.catalog.tasks import all_tasks
+    from generator.catalog.variants import legal_on, variants_for
+    from generator.check import reports
+    seen = 0
+    for t in all_tasks():
+        if t.dtype != "fp8" or t.op in correctness.FP8_QUANT_OPS:
+            continue
+        for v in variants_for(t.op, t.impl, t.dtype):
+            if legal_on(v, GPUS[t.gpu], t.dtype):
+                for params in (v.default_params(), v.all_params()[-1]):
+                    assert reports._passed(t, correctness.ok_text(t, 0.999, v, params)) is None, (t, v.tag, params)
+                    seen += 1
+    assert seen > 100
+
+
+def test_the_bench_reports_the_error_of_the_submitted_variant():
+    """Workbench.feedback hands the candidate's variant and params to the report: the same fp8 task states a
+    percent-level error for its unpromoted wgmma kernel and a bf16-level one for its CUDA-core kernel."""
+    import numpy as np
+    from generator.sim.workbench import Workbench
+    wb = Workbench(_task("fp8_gemm", "fp8", FP8_4096))
+    stated = {}
+    for tag in ("wgmma_tma", "reg_tiled"):
+        out = wb.submit(tag, wb.defaults(tag), np.random.default_rng(1))
+        assert out.status == "ok", (tag, out.status)
+        stated[tag] = _rel(wb.feedback(out, None, np.random.default_rng(2)))
+    assert stated["wgmma_tma"] > 1e-2 > 5e-3 > stated["reg_tiled"]

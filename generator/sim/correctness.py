@@ -52,6 +52,10 @@ _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decod
               "rownorm": ("C",), "scan": ("L",)}
 # Per-token quantizers: the reduction is an absmax (exact), the output the e4m3 rounding of x / (amax / 448).
 FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
+# Symmetric int8 quantizers (absmax: scale = amax / 127, Dettmers et al., "LLM.int8()", arXiv 2208.07339, sec. 3.1):
+# the output's grid is uniform, one scale apart, so the dequantized error is at most half a scale, amax / 254.
+INT8_QUANT_OPS = frozenset({"kv_int8_quant"})
+INT8_MAX = 127.0
 # Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
 # per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain
 # (tiled GEMMs: one accumulator register per output across K), cut into SPLIT_K / SPLITS ranges where it has them.
@@ -210,6 +214,13 @@ def ok_text(task, u: float, variant=None, params=None) -> str:
         # amax / 448, at an element of that binade (|x| in [256, 448) * amax / 448: amax itself is exact)
         err = magnitude * E4M3_TOP_ULP / 2 / E4M3_MAX
         worst = magnitude * (E4M3_TOP_BINADE + (E4M3_MAX - E4M3_TOP_BINADE) * u) / E4M3_MAX
+        return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
+                f"atol = {atol:g}, rtol = {rtol:g})")
+    if task.op in INT8_QUANT_OPS:
+        # over millions of elements some lie halfway between two levels: the error is half a scale, at an element
+        # placed like the other reports' worst element, in the upper half of the range
+        err = magnitude / INT8_MAX / 2
+        worst = magnitude * (0.5 + 0.5 * u)
         return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
                 f"atol = {atol:g}, rtol = {rtol:g})")
     unit = out_u + accumulation_error(task, variant, tuple(params.items()) if params else ())

@@ -225,6 +225,19 @@ def test_per_token_fp8_quant_states_the_e4m3_rounding_of_x_over_its_scale():
         assert 256 / 448 * amax * 0.99 <= err / rel <= amax * 1.01 and 16 / 448 * 0.99 < rel <= 2 ** -4 * 1.01
 
 
+def test_kv_int8_quant_states_half_a_scale_of_absmax_rounding():
+    """scale = amax / 127: the dequantized error is half a scale, amax / 254 (0.6.2 stated the fp16 unit roundoff,
+    2^-11 of amax, ~8x too small), within the int8 tolerance."""
+    t = _task("kv_int8_quant", "int8", {"T": 256, "H": 8, "D": 128, "P": 16})
+    v = _variant(t, "warp_shuffle")
+    atol, rtol = correctness.TOLERANCES["int8"]
+    for u in (0.0, 0.5, 0.999):
+        text = correctness.ok_text(t, u, v, v.default_params())
+        err, rel = _err(text), _rel(text)
+        assert err == pytest.approx(4.0 / 254, rel=0.01) and err <= atol
+        assert 1 / 254 * 0.99 <= rel <= 1 / 127 * 1.01
+
+
 def test_every_variant_of_every_fp8_gemm_task_passes_its_own_criterion():
     """The largest unpromoted Hopper chain (K = 18432) still lies within atol + rtol * |ref| at the worst draw."""
     from generator.catalog.hardware import GPUS

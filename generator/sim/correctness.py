@@ -52,7 +52,7 @@ _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decod
               "rownorm": ("C",), "scan": ("L",)}
 # Per-token quantizers: the reduction is an absmax (exact), the output the e4m3 rounding of x / (amax / 448).
 FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
-# Symmetric int8 quantizers (absmax: scale = amax / 127, Dettmers et al., "LLM.int8()", arXiv 2208.07339, sec. 3.1):
+# Symmetric int8 quantizers (absmax: scale = amax / 127, Dettmers et al., "LLM.int8()", arXiv 2208.07339, sec. 2.1):
 # the output's grid is uniform, one scale apart, so the dequantized error is at most half a scale, amax / 254.
 INT8_QUANT_OPS = frozenset({"kv_int8_quant"})
 INT8_MAX = 127.0

@@ -37,12 +37,6 @@ def qa_name(index: int, *, shards: int) -> str:
     return f"{QA_DIR}/{shard_label(index, shards=shards)}.json"
 
 
-def by_shard_index(items, key=str) -> list:
-    """Shard files (or items whose `key` is a shard's path) in index order: their names sort by text only up to
-    batch_999 (batch_1000 < batch_101)."""
-    return sorted(items, key=lambda item: (len(key(item)), key(item)))
-
-
 def num_shards(rows: int, shard_size: int = SHARD_SIZE) -> int:
     return -(-rows // shard_size)
 

@@ -45,11 +45,13 @@ def test_runs_of_up_to_1000_shards_keep_the_names_of_earlier_versions():
 @pytest.mark.e2e
 def test_a_run_past_1000_shards_loads_in_generation_order_and_validates_clean(make_folder, tmp_path):
     """The cheapest real run past 1,000 shards: 1,001 sessions of one row per shard, JSONL only (the card's
-    `sessions` config then reads `batches/*.jsonl`, resolved by datasets through fsspec's glob); ~50 s on one
-    loaded core, most of it generating and loading 560 MB of sessions."""
+    `sessions` config then reads `batches/*.jsonl`, resolved by datasets through fsspec's glob): 43-47 s on two
+    shared cores, most of it generating and loading 560 MB of sessions, hence e2e."""
     folder = make_folder("kernelinfer", tmp_path / "kernelinfer", rows=ROWS, extra=("--shard-size", "1", "--no-views"))
     shards = [folder / shard_name(i, shards=ROWS) for i in range(ROWS)]
     assert sorted((folder / "batches").iterdir()) == shards and shards[-1].name == "batch_1000.jsonl"
+    assert sorted((folder / "qa_reports").iterdir()) == [folder / qa_name(i, shards=ROWS) for i in range(ROWS)]
+    assert f"The first session of `{shard_name(0, shards=ROWS)}`" in (folder / "README.md").read_text()
     assert validate_paths([folder]).findings == []
     made = [orjson.loads(path.read_bytes())["session_id"] for path in shards]      # shard i holds row i
     loaded = datasets.load_dataset(str(folder), "sessions", split="train", cache_dir=str(tmp_path / "cache"))

@@ -15,8 +15,8 @@ import orjson
 
 from common import Run, row, run_cli
 from generator.dataset import Dataset
-from generator.layout import SHARD_SIZE
-from generator.write.writer import shard_name, write_shard
+from generator.layout import num_shards, shard_name
+from generator.write.writer import write_shard
 
 
 class Timing(NamedTuple):
@@ -47,23 +47,24 @@ def _generation(spec: Dataset, n: int, workdir: Path, profile: bool) -> tuple[Ti
     prof = cProfile.Profile() if profile else None
     gen = ser = Timing(0.0, 0.0)
     dumps_s, size = 0.0, 0
-    for i in range(-(-n // SHARD_SIZE)):
+    shards = num_shards(n)
+    for i in range(shards):
         os.sync()
         start = _timer()
         if prof:
             prof.enable()
-        size += write_shard(workdir / "gen", i, rows_fn, None)[0]
+        size += write_shard(workdir / "gen", i, shards, rows_fn, None)[0]
         if prof:
             prof.disable()
         gen = _plus(gen, _since(start))
-        rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i)).read_bytes().splitlines()]
+        rows = [orjson.loads(line) for line in (workdir / "gen" / shard_name(i, shards=shards)).read_bytes().splitlines()]
         os.sync()
         t = time.perf_counter()
         for r in rows:
             orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE)
         dumps_s += time.perf_counter() - t
         start = _timer()
-        write_shard(workdir / "again", i, lambda _i, rows=rows: rows, None)
+        write_shard(workdir / "again", i, shards, lambda _i, rows=rows: rows, None)
         ser = _plus(ser, _since(start))
     if prof:
         pstats.Stats(prof).sort_stats("tottime").print_stats(20)

@@ -185,7 +185,7 @@ def test_the_agent_turns_rule_finds_a_foreign_message_a_reordered_turn_and_a_rep
 def test_validator_names_the_file_and_row_of_a_chat_shown_another_agents_message(generated, tmp_path):
     folder = tmp_path / "kernelswarm"
     shutil.copytree(generated("kernelswarm"), folder)
-    rel = view_name("agent_turns", "train", 0)
+    rel = view_name("agent_turns", "train", 0, shards=1)
     table = pq.read_table(folder / rel)
     rows = table.to_pylist()
     k = next(k for k, r in enumerate(rows) if len(r["messages"]) >= 4 and r["agent"] != "a01")

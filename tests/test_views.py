@@ -208,7 +208,7 @@ def _tampered(generated, tmp_path, dataset: str, config: str, edit) -> tuple[str
     the validator's (file, row, message) findings)."""
     folder = tmp_path / dataset
     shutil.copytree(generated(dataset), folder)
-    rel = view_name(config, "train", 0)
+    rel = view_name(config, "train", 0, shards=1)
     table = pq.read_table(folder / rel)
     rows = table.to_pylist()
     edit(rows)

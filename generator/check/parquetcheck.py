@@ -36,7 +36,8 @@ class Checker:
         self.want: dict[str, tuple[str, str | None]] = {}       # Parquet file -> (its JSONL source, split)
         if self.written:
             main = dataset.main_config.name
-            self.want = {parquet_name(main, s, i): (shard_name(i), s) for i in range(shards) for s in SPLITS}
+            self.want = {parquet_name(main, s, i, shards=shards): (shard_name(i, shards=shards), s)
+                         for i in range(shards) for s in SPLITS}
             self.want[HOLDOUT_PARQUET] = (HOLDOUT_FILE, None)
 
     def source(self, rel: str) -> str:

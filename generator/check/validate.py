@@ -15,6 +15,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 from collections import Counter, deque
@@ -35,7 +36,7 @@ from generator.check.roles import (FIXED, MERGED, ROW_COUNT_KEYS, SHARDS, STATS,
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
-from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR, by_shard_index
+from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR, index_width
 from generator.dataset import HOLDOUT, STATS_SCHEMA
 from generator.registry import by_schema, training_schemas
 from generator.write.writer import default_workers
@@ -45,6 +46,7 @@ ORDER = {**dict.fromkeys(training_schemas(), 0), None: 1, HOLDOUT.schema: 2, STA
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
+SHARD_INDEX = re.compile(r"batch_(\d+)\.jsonl")      # a shard's file name, its index digits (`layout.shard_name`)
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,7 @@ def _check_rows(target: _Target, results, cross: CrossFile, add, bar, semantic: 
 def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     """What a generated folder holds (DESIGN.md layout) and which schema each file answers to: decided once for
     the folder, never per file or chunk."""
-    shards = tuple(by_shard_index((folder / SHARDS).glob("*.jsonl")))
+    shards = tuple(sorted((folder / SHARDS).glob("*.jsonl")))   # by name: what datasets, ls and users read
     for path in shards + tuple(sorted(folder.glob("*.jsonl"))) + (folder / STATS,) * (folder / STATS).exists():
         path_kind(path)
     merged = [name for name in MERGED if (folder / name).is_file()]
@@ -283,6 +285,8 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
         findings.append(("layout", f"both {' and '.join(merged)}: a folder holds one dataset"))
     if not shards:
         findings.append(("layout", f"no shards: expected {SHARDS}/*.jsonl"))
+    if misnamed := _shard_width_problem(shards):
+        findings.append(("layout", misnamed))
     if (folder / f"{folder.name}.py").exists():
         findings.append(("layout", f"{folder.name}.py: datasets refuses a folder holding <folder name>.py"))
     row_schema = _folder_schema(folder) if len(merged) <= 1 else None
@@ -318,6 +322,19 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     if dataset is not None and (dataset.views or (folder / VIEW_DIR).exists() or (folder / PARQUET_DIR).exists()):
         targets.append(_Target(folder, None, "views", shards, row_schema=row_schema))
     return targets
+
+
+def _shard_width_problem(shards: tuple[Path, ...]) -> str | None:
+    """The shard names that do not pad their index to the width of the folder's shard count (`layout.index_width`),
+    in one line: names of mixed widths sort by text out of index order (batch_1000 between batch_100 and
+    batch_101), and text is the order `datasets.load_dataset` (fsspec's glob), `ls` and this validator read them in."""
+    width = index_width(len(shards))
+    off = [p.name for p in shards if (m := SHARD_INDEX.fullmatch(p.name)) and len(m[1]) != width]
+    if not off:
+        return None
+    return (f"{len(off):,} of the {len(shards):,} shard names do not pad their index to {width} digits, the width of "
+            f"a folder of {len(shards):,} shards (first: {off[0]}): one width for every name is what makes them sort "
+            "by text in index order, the order datasets.load_dataset reads the shards in")
 
 
 def _check_views(target: _Target, add, jobs: int) -> None:

@@ -41,13 +41,13 @@ class Checker:
         options = (stats or {}).get("generator") or {}
         self.written = options.get("views") is True    # recorded by the generator; a folder made before views has none
         self.dataset, self.stats = dataset, stats
-        self.want = {view_name(v.name, s, i): (v, s, i) for v in dataset.views if self.written
-                     for s in SPLITS for i in range(shards)}
+        self.want = {view_name(v.name, s, i, shards=shards): (v, s, shard_name(i, shards=shards))
+                     for v in dataset.views if self.written for s in SPLITS for i in range(shards)}
         self.counts = {(v.name, s): 0 for v in dataset.views if self.written for s in SPLITS}
 
     def source(self, rel: str) -> str:
         """The shard (relative path) whose rows view file `rel` is made from."""
-        return shard_name(self.want[rel][2])
+        return self.want[rel][2]
 
     def listing(self, have: Iterable[str]) -> Located:
         """Files under views/ that are not the folder's, and the folder's that are missing."""
@@ -57,15 +57,14 @@ class Checker:
                                      "split" + ("" if self.written else "; generated with --no-views") + ")")
         for rel in sorted(set(self.want) - have):
             view, split, shard = self.want[rel]
-            yield rel, None, Problem("view_files", f"missing: the {view.name} rows of {shard_name(shard)}'s "
-                                                   f"{split} rows")
+            yield rel, None, Problem("view_files", f"missing: the {view.name} rows of {shard}'s {split} rows")
 
     def file(self, folder: Path, rel: str) -> Located:
-        """One view file (`folder / rel`) row by row, against its shard (`folder / shard_name(shard)`)."""
+        """One view file (`folder / rel`) row by row, against its shard (`folder / self.source(rel)`)."""
         view, split, shard = self.want[rel]
         rules = compiled(view.schema)
         source = (_Source(view, split, self.dataset.id_field, folder, shard)
-                  if (folder / shard_name(shard)).is_file() else None)    # a missing shard is the layout's finding
+                  if (folder / shard).is_file() else None)    # a missing shard is the layout's finding
         told = 0
         try:
             for n, row in enumerate(read_rows(str(folder / rel)), 1):
@@ -128,8 +127,8 @@ class _Source:
     (read a line at a time, in step with the view file: memory bounded by one main row and its view rows), checks
     that each main row is of the file's split and runs the view's rule on its group of view rows."""
 
-    def __init__(self, view: View, split: str, id_field: str, folder: Path, shard: int):
-        self.rule, self.split, self.id_field, self.shard = view.rule, split, id_field, shard_name(shard)
+    def __init__(self, view: View, split: str, id_field: str, folder: Path, shard: str):
+        self.rule, self.split, self.id_field, self.shard = view.rule, split, id_field, shard      # relative path
         self.path = folder / self.shard
         self.rows = json_objects(self.path)
         self.group: list[tuple[int, dict]] = []      # (row number, view row) of one main row

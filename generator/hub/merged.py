@@ -24,7 +24,7 @@ from pathlib import Path
 from generator.dataset import Dataset
 from generator.hub.client import LocalFile
 from generator.hub.stage import StageError
-from generator.layout import SHARD_PATTERN, by_shard_index
+from generator.layout import SHARD_PATTERN
 
 CHUNK = 8 << 20
 
@@ -35,7 +35,7 @@ def merged_file(folder: Path, shards: list[LocalFile], dataset: Dataset) -> Loca
     sha256 as that shard. One read of the merged file gives those and its own sha256; StageError, one line, when it
     is not the shards."""
     source = folder / dataset.merged_file
-    shards = by_shard_index(shards, key=lambda f: f.path)
+    shards = sorted(shards, key=lambda f: f.path)      # index order: the validator passed the names (one width)
     stale = (f"{source}: not the {len(shards)} staged shards ({SHARD_PATTERN}) concatenated: a stale merged file "
              f"(`kernelstrain validate {folder}` names the line); regenerate the folder, or pass --no-merged "
              "(nothing sent)")

@@ -36,7 +36,7 @@ def finish(spec: RunSpec, jobs: int) -> list[str]:
         total += size
     with store.open(ds.merged_file, "wb") as dst:
         for i in range(spec.shards):
-            with store.open(shard_name(i), "rb") as src:
+            with store.open(shard_name(i, shards=spec.shards), "rb") as src:
                 shutil.copyfileobj(src, dst, CHUNK)
     problems: list[str] = []
     files = extra_files(ds, spec.options(), ds.holdout_rows(spec.seed, spec.rows, spec.holdout), problems)(
@@ -70,8 +70,8 @@ def _validate_remote(spec: RunSpec, stats: dict, jobs: int) -> list[str]:
                 with store.open(rel, "rb") as src, open(local / rel, "wb") as dst:
                     shutil.copyfileobj(src, dst, CHUNK)
 
-        for source, group in files.run(local, [*(shard_name(i) for i in range(spec.shards)), HOLDOUT_FILE], jobs,
-                                       fetch):
+        sources = [*(shard_name(i, shards=spec.shards) for i in range(spec.shards)), HOLDOUT_FILE]
+        for source, group in files.run(local, sources, jobs, fetch):
             report = validate_paths([local / source], schema="task" if source == HOLDOUT_FILE else ds.schema)
             problems += [f"{spec.url}/{source}:{f.line}: {f.message}" for f in report.findings]
             for findings in group.values():

@@ -15,7 +15,7 @@ import orjson
 
 from generator import registry
 from generator.code_digest import code_digest
-from generator.layout import SHARD_SIZE, num_shards, shard_name
+from generator.layout import SHARD_SIZE, num_shards, shard_label, shard_name
 from generator.scale.store import Store
 from generator.write.generate import run_options, shard_summary
 from generator.write.views import WINDOW_TOKENS, ParquetFiles
@@ -55,8 +55,8 @@ class RunSpec:
                            window_tokens=self.window_tokens, shard_size=self.shard_size)
 
 
-def done_name(shard: int) -> str:
-    return f"{STATE_DIR}/done/batch_{shard:03d}.json"
+def done_name(spec: RunSpec, shard: int) -> str:
+    return f"{STATE_DIR}/done/{shard_label(shard, shards=spec.shards)}.json"
 
 
 def claim(spec: RunSpec) -> None:
@@ -76,7 +76,7 @@ def claim(spec: RunSpec) -> None:
 def missing(spec: RunSpec, shards: range | None = None) -> list[int]:
     """The shards (of `shards`, default all) that have no completion marker."""
     store = spec.store
-    return [i for i in (range(spec.shards) if shards is None else shards) if not store.exists(done_name(i))]
+    return [i for i in (range(spec.shards) if shards is None else shards) if not store.exists(done_name(spec, i))]
 
 
 def make_shard(spec: RunSpec, shard: int) -> int:
@@ -84,26 +84,26 @@ def make_shard(spec: RunSpec, shard: int) -> int:
     ds = registry.get(spec.dataset)
     store = spec.store
     rows, digest, size = [], hashlib.sha256(), 0
-    with store.open(shard_name(shard), "wb") as stream:
+    with store.open(shard_name(shard, shards=spec.shards), "wb") as stream:
         for row in ds.rows_for_shard(spec.seed, spec.rows, spec.holdout, shard, spec.shard_size):
             line = orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
             stream.write(line)
             digest.update(line)
             size += len(line)
             rows.append(row)
-    views = ParquetFiles(ds, spec.window_tokens)(shard, rows) if spec.views else {}   # data/ and views/ files
+    views = ParquetFiles(ds, spec.shards, spec.window_tokens)(shard, rows) if spec.views else {}   # data/, views/
     for rel, data in views.items():
         store.write(rel, data)
-    summary = shard_summary(ds, shard, rows, views)
-    store.write(done_name(shard), orjson.dumps({"bytes": size, "sha256": digest.hexdigest(), "summary": summary},
-                                               option=orjson.OPT_NON_STR_KEYS))     # the tallies' int keys
+    summary = shard_summary(ds, spec.shards, shard, rows, views)
+    store.write(done_name(spec, shard), orjson.dumps({"bytes": size, "sha256": digest.hexdigest(), "summary": summary},
+                                                     option=orjson.OPT_NON_STR_KEYS))     # the tallies' int keys
     return shard
 
 
 def read_summary(spec: RunSpec, shard: int) -> tuple[int, dict]:
     """(bytes, summary) from a shard's marker, task keys back as the tuples the cross-shard checks compare and
     the token tallies' sizes back as ints (JSON keys are strings)."""
-    marker = orjson.loads(spec.store.read(done_name(shard)))
+    marker = orjson.loads(spec.store.read(done_name(spec, shard)))
     summary = marker["summary"]
     summary["keys"] = [(*k[:4], tuple(tuple(p) for p in k[4])) for k in summary["keys"]]
     summary["sizes"] = {name: tuple({int(v): n for v, n in counts.items()} for counts in tally)

@@ -16,7 +16,7 @@ from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.catalog import validation
 from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_PATTERN, SHARD_SIZE,
-                              STATS_FILE, parquet_pattern, view_pattern)
+                              STATS_FILE, parquet_pattern, shard_name, view_pattern)
 from generator.write import card_facts, diversity
 from generator.write.views import SPLITS
 from generator.tokens import RULE as TOKEN_RULE
@@ -126,7 +126,7 @@ def render_card(dataset: Dataset, stats: dict, *, repo_id: str | None = None, ex
         card_facts.layout(stats),
         *([_views(dataset, stats)] if views and dataset.views else []),
         card_facts.token_lengths(stats),
-        *([card_facts.example(dataset, example)] if example is not None else []),
+        *([card_facts.example(dataset, example, shard_name(0, shards=stats["shards"]))] if example is not None else []),
         _statistics({k: v for k, v in stats.items() if k not in NOT_TABULATED}),
         card_facts.INTENDED_USES,
         PROVENANCE,

@@ -158,11 +158,12 @@ def token_lengths(stats: dict) -> str:
             "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
 
 
-def example(dataset: Dataset, row: dict | None) -> str:
+def example(dataset: Dataset, row: dict | None, first_shard: str) -> str:
+    """The card's example: `row`, the first of `first_shard` (its file, relative to the folder)."""
     if row is None:
         return ""
     text = orjson.dumps(row, option=orjson.OPT_INDENT_2).decode()
-    return (f"## Example row\n\nThe first {dataset.row_unit} of `batches/batch_000.jsonl`, strings cut after "
+    return (f"## Example row\n\nThe first {dataset.row_unit} of `{first_shard}`, strings cut after "
             f"{TEXT_CHARS} characters and lists after {LIST_ITEMS} items (each cut says how much it left out):"
             f"\n\n```json\n{text}\n```")
 

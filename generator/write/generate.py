@@ -22,8 +22,8 @@ from generator.check.validate import validate_paths
 from generator.dataset import Dataset
 from generator.catalog import benchmark
 from generator.catalog import validation
-from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, QA_DIR, SHARD_SIZE, STATS_FILE, CARD_FILE,
-                              view_name)
+from generator.layout import (HOLDOUT_CONFIG, HOLDOUT_FILE, HOLDOUT_PARQUET, SHARD_SIZE, STATS_FILE, CARD_FILE,
+                              num_shards, qa_name, shard_label, view_name)
 from generator.write import card_facts, figures
 from generator.write.card import config_of_pattern, render_card
 from generator.write.parquet import read_rows, to_parquet
@@ -80,23 +80,24 @@ def task_key(row: dict) -> tuple:
     return row["op"], row["impl"], row["gpu"], row["dtype"], tuple(sorted(row["shape"].items()))
 
 
-def shard_summary(dataset: Dataset, shard: int, rows: list[dict], views: dict[str, bytes] | None = None) -> dict:
-    """Runs in the worker: stats, the QA report, the keys for the cross-shard checks, the rows per split of the
-    main config, each config's `tokens.tally` (the main rows', and those of the shard's view files, every
-    split), and the view rows per split."""
+def shard_summary(dataset: Dataset, shards: int, shard: int, rows: list[dict], views: dict[str, bytes] | None = None
+                  ) -> dict:
+    """Runs in the worker, on shard `shard` of a run of `shards`: stats, the QA report, the keys for the
+    cross-shard checks, the rows per split of the main config, each config's `tokens.tally` (the main rows', and
+    those of the shard's view files, every split), and the view rows per split."""
     import pyarrow as pa
 
     sizes = {dataset.main_config.name: tokens.tally(rows)}
     view_splits: dict[str, dict[str, int]] = {}
     for view in dataset.views:
         for split in SPLITS:
-            data = (views or {}).get(view_name(view.name, split, shard))
+            data = (views or {}).get(view_name(view.name, split, shard, shards=shards))
             if data is not None:
                 counts = tokens.tally(read_rows(pa.BufferReader(data)))
                 fold_sizes(sizes, {view.name: counts})
                 view_splits.setdefault(view.name, {})[split] = sum(counts[1].values())
     return {"stats": dataset.shard_stats(rows),
-            "qa": qa.run_checks(dataset.checks, rows, f"batch_{shard:03d}", id_field=dataset.id_field),
+            "qa": qa.run_checks(dataset.checks, rows, shard_label(shard, shards=shards), id_field=dataset.id_field),
             "keys": [task_key(r) for r in rows], "ids": [r[dataset.id_field] for r in rows], "sizes": sizes,
             "splits": [validation.split_of(r) for r in rows], "view_splits": view_splits,
             "figures": figures.shard_figures(dataset.name, rows), "diversity": dataset.diversity_digests(rows),
@@ -139,17 +140,21 @@ def cross_shard_problems(dataset: Dataset, results: list[dict], holdout_rows: li
     problems: list[str] = []
     first_id: dict[str, int] = {}
     first_key: dict[tuple, int] = {}
+
+    def label(shard: int) -> str:
+        return shard_label(shard, shards=len(results))
+
     for shard, res in enumerate(results):
         for row_id in res["ids"]:
             if row_id in first_id:
-                problems.append(f"{dataset.id_field} {row_id} in batch_{first_id[row_id]:03d} and batch_{shard:03d}")
+                problems.append(f"{dataset.id_field} {row_id} in {label(first_id[row_id])} and {label(shard)}")
             first_id.setdefault(row_id, shard)
         for key in res["keys"]:
             first_key.setdefault(key, shard)
     for line, row in enumerate(holdout_rows, 1):
         key = task_key(row)
         if key in first_key:
-            problems.append(f"{HOLDOUT_FILE}:{line}: held-out task {key} is also in batch_{first_key[key]:03d}")
+            problems.append(f"{HOLDOUT_FILE}:{line}: held-out task {key} is also in {label(first_key[key])}")
     return problems
 
 
@@ -169,7 +174,7 @@ def extra_files(dataset: Dataset, options: dict, holdout_rows: list[dict], probl
         summary["diversity"] = dataset.diversity_figures([r["diversity"] for r in results])
         files = {HOLDOUT_FILE: b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in holdout_rows)}
         for i, res in enumerate(results):
-            files[f"{QA_DIR}/batch_{i:03d}.json"] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
+            files[qa_name(i, shards=len(results))] = orjson.dumps(res["qa"], option=orjson.OPT_INDENT_2)
         if options["views"]:
             files[HOLDOUT_PARQUET] = to_parquet(dataset.config(HOLDOUT_CONFIG).features, holdout_rows)
         summary["disk"] = card_facts.disk_usage(dataset, config_of_pattern(dataset, summary), results, data_bytes,
@@ -226,15 +231,16 @@ def _run(dataset: Dataset, args) -> int:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2
     problems: list[str] = []
+    shards = num_shards(args.rows, args.shard_size)      # the writer's too: it names the files by it
     try:
         summary = write_dataset(
             args.out, rows_for_shard=functools.partial(dataset.rows_for_shard, args.seed, args.rows, args.holdout,
                                                        shard_size=args.shard_size),
             num_rows=args.rows, shard_size=args.shard_size, merged_name=dataset.merged_file, num_proc=args.num_proc,
-            per_shard=functools.partial(shard_summary, dataset), extra_files=extra_files(dataset, options, holdout_rows,
-                                                                                        problems, args.out),
+            per_shard=functools.partial(shard_summary, dataset, shards),
+            extra_files=extra_files(dataset, options, holdout_rows, problems, args.out),
             finalize=folder_check(problems, args.num_proc), options={**options, "code": code_digest()},
-            shard_files=ParquetFiles(dataset, args.window_tokens) if args.views else None)
+            shard_files=ParquetFiles(dataset, shards, args.window_tokens) if args.views else None)
     except OutputError as exc:
         print(f"{dataset.name}: {exc}", file=sys.stderr)
         return 2

@@ -30,25 +30,28 @@ WINDOW_TOKENS = 32_768        # the default token budget of a view row (--window
 
 @dataclass(frozen=True)
 class ParquetFiles:
-    """The writer's `shard_files`: the Parquet files of shard `index` (names, then bytes from its rows)."""
+    """The writer's `shard_files`: the Parquet files of shard `index` of a run of `shards` shards (names, then
+    bytes from its rows)."""
 
     dataset: Dataset
+    shards: int
     window_tokens: int = WINDOW_TOKENS
 
     def names(self, index: int) -> list[str]:
         main = self.dataset.main_config.name
-        return [parquet_name(main, s, index) for s in SPLITS] + [view_name(v.name, s, index)
-                                                                 for v in self.dataset.views for s in SPLITS]
+        return ([parquet_name(main, s, index, shards=self.shards) for s in SPLITS]
+                + [view_name(v.name, s, index, shards=self.shards) for v in self.dataset.views for s in SPLITS])
 
     def __call__(self, index: int, rows: list[dict]) -> dict[str, bytes]:
         main = self.dataset.main_config
         by_split = {s: [r for r in rows if validation.split_of(r) == s] for s in SPLITS}
-        files = {parquet_name(main.name, s, index): to_parquet(main.features, by_split[s]) for s in SPLITS}
+        files = {parquet_name(main.name, s, index, shards=self.shards): to_parquet(main.features, by_split[s])
+                 for s in SPLITS}
         for v in self.dataset.views:
             for s in SPLITS:
-                files[view_name(v.name, s, index)] = to_parquet(v.features, view_rows(v, by_split[s],
-                                                                                      self.window_tokens),
-                                                                size=lambda row: tokens.sizes([row])[0][0])
+                files[view_name(v.name, s, index, shards=self.shards)] = to_parquet(
+                    v.features, view_rows(v, by_split[s], self.window_tokens),
+                    size=lambda row: tokens.sizes([row])[0][0])
         return files
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import orjson
 
-from generator.layout import shard_name
+from generator.layout import num_shards, shard_name
 from generator.write import outdir
 
 MARKER = ".kernelstrain.json"     # {"options": ...}: what produced the folder; kept in the finished folder
@@ -111,15 +111,15 @@ def _kernel_copy(src_fd: int, dst_fd: int) -> None:
         remaining -= copied
 
 
-def write_shard(work: Path, index: int, rows_for_shard: Callable[[int], Iterable[dict]],
+def write_shard(work: Path, index: int, shards: int, rows_for_shard: Callable[[int], Iterable[dict]],
                  per_shard: Callable[..., Any] | None, finished: Path | None = None, shard_files=None
                  ) -> tuple[int, Any, bool]:
-    """Generate (or reuse) shard `index` under `work`; return (bytes, per_shard result, reused).
+    """Generate (or reuse) shard `index` of `shards` under `work`; return (bytes, per_shard result, reused).
 
     A shard is reused when it verifies against its recorded checksum, in `work` (an interrupted run) or in the
     `finished` folder being rebuilt; anything else there is regenerated. Its side files (`shard_files`) are
     reused with it when they verify too, else made again from its rows."""
-    rel = shard_name(index)
+    rel = shard_name(index, shards=shards)
     data = outdir.verified(work, rel)
     if data is None and finished is not None:
         data = outdir.adopt(finished, work, rel)
@@ -261,7 +261,7 @@ def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_pro
     marker = orjson.dumps({"options": options or {}, "num_rows": num_rows, "shard_size": shard_size},
                           option=orjson.OPT_SORT_KEYS)
     finished = _prepare(out, work, marker)
-    n_shards = max(1, -(-num_rows // shard_size))
+    n_shards = max(1, num_shards(num_rows, shard_size))
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
     if show:
@@ -280,12 +280,12 @@ def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_pro
 
     if num_proc <= 1 or n_shards == 1:
         for i in range(n_shards):
-            collect(i, write_shard(work, i, rows_for_shard, per_shard, finished, shard_files))
+            collect(i, write_shard(work, i, n_shards, rows_for_shard, per_shard, finished, shard_files))
     else:
         pool = ProcessPoolExecutor(max_workers=min(num_proc, n_shards), mp_context=get_context("spawn"),
                                    initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
         try:     # Ctrl-C reaches the workers too: they finish their shard quietly, the rest is cancelled
-            futures = [pool.submit(write_shard, work, i, rows_for_shard, per_shard, finished, shard_files)
+            futures = [pool.submit(write_shard, work, i, n_shards, rows_for_shard, per_shard, finished, shard_files)
                        for i in range(n_shards)]
             for i, fut in enumerate(futures):
                 collect(i, fut.result())
@@ -296,7 +296,7 @@ def _write(out: Path, rows_for_shard, num_rows, shard_size, merged_name, num_pro
 
     with atomic_open(work / merged_name) as dst:
         for i in range(n_shards):
-            append_file(dst, work / shard_name(i))
+            append_file(dst, work / shard_name(i, shards=n_shards))
 
     files = extra_files(results, total_bytes) if callable(extra_files) else dict(extra_files)
     for rel, data in files.items():

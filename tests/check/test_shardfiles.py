@@ -20,14 +20,14 @@ from generator.layout import HOLDOUT_PARQUET, VIEW_DIR, parquet_name, view_name
 def plant_faults(folder: Path) -> set[tuple[str, int | None, str]]:
     """A view row its schema rejects in a file one row short (a count off in stats.json), a stray view file, a
     train row in a validation copy, a cut-off holdout copy: the (file, row, kind) findings they must give."""
-    train = view_name("steps", "train", 0)
+    train = view_name("steps", "train", 0, shards=1)
     table = pq.read_table(folder / train)
     rows = table.to_pylist()
     rows[3]["status"] = "exploded"
     pq.write_table(pa.Table.from_pylist(rows[:-1], schema=table.schema), folder / train)
-    stray = view_name("steps", "train", 7)
+    stray = view_name("steps", "train", 7, shards=1)
     shutil.copyfile(folder / train, folder / stray)
-    copy, other = (parquet_name("sessions", s, 0) for s in ("validation", "train"))
+    copy, other = (parquet_name("sessions", s, 0, shards=1) for s in ("validation", "train"))
     held = pq.read_table(folder / copy)
     pq.write_table(pa.concat_tables([held, pq.read_table(folder / other).slice(0, 1)]), folder / copy)
     (folder / HOLDOUT_PARQUET).write_bytes(b"PAR1 cut off")

@@ -20,6 +20,7 @@ from generator.__main__ import main
 from generator.task_features import HOLDOUT_FEATURES
 from generator.check.split import raw_bytes, split_file
 from generator.check.validate import InputError, validate_paths
+from generator.layout import shard_name
 from rows import session_row, task_row
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -77,12 +78,13 @@ def test_cross_file_types_for_schemaless_rows(tmp_path):
         ("a.jsonl", None, "type_change"), ("b.jsonl", 1, "type_change"), ("b.jsonl", 1, "type_change")]
 
 
-def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = ()) -> Path:
+def _folder(tmp_path: Path, shards: list[list[dict]], holdout: list[dict] = (), name=shard_name) -> Path:
+    """A kernelinfer folder of `shards` (each a list of rows), shard i at `name(i, shards=len(shards))`."""
     folder = tmp_path / "kernelinfer"
-    for i, rows in enumerate(shards):
-        write_jsonl(folder / "batches" / f"batch_{i:03d}.jsonl", rows)
-    (folder / "sessions.jsonl").write_bytes(b"".join((folder / "batches" / f"batch_{i:03d}.jsonl").read_bytes()
-                                                     for i in range(len(shards))))
+    paths = [folder / name(i, shards=len(shards)) for i in range(len(shards))]
+    for path, rows in zip(paths, shards):
+        write_jsonl(path, rows)
+    (folder / "sessions.jsonl").write_bytes(b"".join(path.read_bytes() for path in paths))
     holdout = holdout or [task_row(shape={"T": 32, "H": 8192})]
     write_jsonl(folder / "tasks_holdout.jsonl", holdout)
     summary = KERNELINFER.stats_document([stats.shard_stats(rows) for rows in shards], holdout_tasks=len(holdout),
@@ -122,11 +124,19 @@ def test_merged_view_must_equal_the_shards(tmp_path):
     assert findings_of(folder, semantic=False) == [("sessions.jsonl", 3, "merged_view")]
 
 
-def test_the_merged_view_follows_the_shard_index_past_999(tmp_path):
-    """batch_1000 comes after batch_999, not between batch_100 and batch_101 as the names sort (a 100x run has
-    1,900 shards)."""
-    folder = _folder(tmp_path, [[_session(i)] for i in range(1001)])
-    assert [f for f in findings_of(folder, semantic=False) if f[2] == "merged_view"] == []
+def test_shard_names_past_999_sort_in_index_order_and_others_are_one_finding(tmp_path):
+    """A 100x run has 1,900 shards: batch_0000 ... batch_1899 validate clean (the merged view is their concatenation
+    in text order); the names of earlier versions (batch_000 ... batch_999, then batch_1000, which sorts between
+    batch_100 and batch_101: rows out of order for datasets) are one layout line."""
+    shards = [[_session(i)] for i in range(1001)]
+    assert findings_of(_folder(tmp_path / "now", shards), semantic=False) == []
+    old = _folder(tmp_path / "old", shards, name=lambda i, shards: f"batches/batch_{i:03d}.jsonl")
+    found = validate_paths([old], semantic=False).findings
+    layout = [f.message for f in found if f.kind == "layout"]
+    assert len(layout) == 1 and layout[0].startswith("layout: 1,000 of the 1,001 shard names do not pad their index "
+                                                     "to 4 digits") and "(first: batch_000.jsonl)" in layout[0]
+    assert [f.message for f in found if f.kind == "merged_view"] == [
+        "merged_view: differs from the concatenation of batches/*.jsonl (at batch_1000.jsonl)"]
 
 
 def test_folder_layout(tmp_path):

@@ -52,9 +52,9 @@ def test_ray_on_a_local_instance_writes_the_cli_bytes(cli_folder, tmp_path):
     pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
     assert scale(tmp_path / "ray", "--engine", "ray") == 0      # a one-CPU instance: its worker makes both shards
     got, want = files(tmp_path / "ray"), files(cli_folder)
-    assert [name for name in got if name.startswith("batches/")] == [shard_name(i) for i in range(2)]
-    assert [name for name in got if name.startswith("views/steps/")] == sorted(view_name("steps", s, i)
-                                                                             for s in SPLITS for i in range(2))
+    assert [name for name in got if name.startswith("batches/")] == [shard_name(i, shards=2) for i in range(2)]
+    assert [name for name in got if name.startswith("views/steps/")] == sorted(view_name("steps", s, i, shards=2)
+                                                                               for s in SPLITS for i in range(2))
     assert got == want
 
 
@@ -62,27 +62,28 @@ def test_a_restart_makes_only_the_missing_shards(cli_folder, tmp_path, capsys):
     out = tmp_path / "resumed"
     spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT, shard_size=SHARD)
     make_shard(spec, 1)                                    # done before the kill, after the missing one
-    (out / shard_name(0)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 0's
-    (out / view_name("steps", "train", 0)).write_bytes(b"PAR1 cut off")        # view file (no marker yet)
-    made = [shard_name(1)] + [view_name("steps", s, 1) for s in SPLITS]
+    (out / shard_name(0, shards=2)).write_bytes(b'{"session_id": "cut off mid-wri')   # killed while writing shard 0's
+    (out / view_name("steps", "train", 0, shards=2)).write_bytes(b"PAR1 cut off")     # view file (no marker yet)
+    made = [shard_name(1, shards=2)] + [view_name("steps", s, 1, shards=2) for s in SPLITS]
     before = {rel: (out / rel).stat().st_mtime_ns for rel in made}
     assert scale(out) == 0
     assert "1 of 2 shards to make" in capsys.readouterr().err
     assert {rel: (out / rel).stat().st_mtime_ns for rel in made} == before
     got = files(out)
-    assert view_name("steps", "train", 0) in got and got == files(cli_folder)
+    assert view_name("steps", "train", 0, shards=2) in got and got == files(cli_folder)
     assert scale(out) == 0 and "0 of 2 shards to make" in capsys.readouterr().err
 
 
 def test_other_options_or_missing_shards_are_refused(tmp_path, capsys):
     out = tmp_path / "partial"
-    make_shard(RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT, shard_size=SHARD), 1)
+    spec = RunSpec("kernelinfer", str(out), SEED, ROWS, HOLDOUT, shard_size=SHARD)
+    make_shard(spec, 1)
     assert scale(out, "--finish-only") == 2
     assert "1 of 2 shards are not done (first: 0)" in capsys.readouterr().err
     assert main(["scale", "kernelinfer", "--out", str(out), "--seed", "4", "--rows", str(ROWS),
                  "--holdout", str(HOLDOUT), "--shard-size", str(SHARD)]) == 2
     assert "holds a run with other options" in capsys.readouterr().err
-    assert not (out / done_name(0)).exists()
+    assert not (out / done_name(spec, 0)).exists()
 
 
 def test_missing_ray_gives_the_install_hint(monkeypatch, tmp_path):
@@ -131,17 +132,17 @@ def test_a_remote_output_is_validated_like_a_local_folder(generated, capsys, mon
         assert store.local_path() is None and "0 problems" in capsys.readouterr().out
         got = {rel: store.read(rel) for rel in store.listing("") if not rel.startswith(".")}
         assert got == files(folder)
-        train, held = (view_name("steps", s, 0) for s in SPLITS)
+        train, held = (view_name("steps", s, 0, shards=1) for s in SPLITS)
         moved = read_rows(pa.BufferReader(store.read(held)))
         row = next(moved)
         rows = list(read_rows(pa.BufferReader(store.read(train)))) + [row]
         store.write(train, to_parquet(VIEWS["steps"].features, rows))
         store.write(held, to_parquet(VIEWS["steps"].features, moved))
-        store.write(view_name("steps", "validation", 1), b"PAR1 cut off")      # not a file of a 1-shard run
+        store.write(view_name("steps", "validation", 1, shards=1), b"PAR1 cut off")   # not a file of a 1-shard run
         assert main([*argv, "--finish-only"]) == 1
         err = capsys.readouterr().err
         assert f"{url}/{train}:{len(rows)}: view_split: " in err and "is a validation row" in err
-        assert f"{url}/{view_name('steps', 'validation', 1)}: view_files: not a view file" in err
+        assert f"{url}/{view_name('steps', 'validation', 1, shards=1)}: view_files: not a view file" in err
         assert f"{url}/views/steps: view_count: " in err          # the counts per split moved too
         monkeypatch.setattr(finish, "extra_files", _without_data_bytes(finish.extra_files))
         assert main([*argv, "--finish-only"]) == 1
@@ -175,7 +176,7 @@ def test_a_remote_outputs_parquet_checks_in_worker_processes_say_the_same(capsys
     try:
         assert scale(url) == 0
         capsys.readouterr()
-        train = view_name("steps", "train", 0)
+        train = view_name("steps", "train", 0, shards=2)
         rows = list(read_rows(pa.BufferReader(store.read(train))))
         rows[2]["status"] = "exploded"                          # a row its schema rejects
         store.write(train, to_parquet(VIEWS["steps"].features, rows[:-1]))           # and one short of the count

@@ -103,14 +103,14 @@ def test_validator_flags_tampered_missing_and_extra_view_files(generated, tmp_pa
     folder = tmp_path / "kernelinfer"
     shutil.copytree(generated("kernelinfer"), folder)
     assert findings(folder) == []
-    rel = view_name("steps", "train", 0)
+    rel = view_name("steps", "train", 0, shards=1)
     table = pq.read_table(folder / rel)
     rows = table.to_pylist()
     rows[3]["status"] = "exploded"                 # not a status: the row's schema rejects it
     pq.write_table(pa.Table.from_pylist(rows[:-1], schema=table.schema), folder / rel)   # and one row short
     assert (rel, "schema") in findings(folder) and (f"{VIEW_DIR}/steps", "view_count") in findings(folder)
     assert [n for n, _row in enumerate(read_rows(str(folder / rel)), 1)][-1] == len(rows) - 1
-    stray = view_name("steps", "train", 7)
+    stray = view_name("steps", "train", 7, shards=1)
     shutil.copyfile(folder / rel, folder / stray)
     (folder / rel).unlink()
     got = findings(folder)
@@ -120,12 +120,12 @@ def test_validator_flags_tampered_missing_and_extra_view_files(generated, tmp_pa
 def move_one_row(folder: Path, view: str, k: int) -> str:
     """Move the k-th row of shard 0's `view` validation file to the end of its train file (counts per view
     unchanged, every row still its session's): the train file it returns now holds a validation session's row."""
-    train, held = (folder / view_name(view, s, 0) for s in SPLITS)
+    train, held = (folder / view_name(view, s, 0, shards=1) for s in SPLITS)
     validation_rows = pq.read_table(held).to_pylist()
     table = pq.read_table(train)
     pq.write_table(pa.Table.from_pylist(table.to_pylist() + [validation_rows.pop(k)], schema=table.schema), train)
     pq.write_table(pa.Table.from_pylist(validation_rows, schema=table.schema), held)
-    return view_name(view, "train", 0)
+    return view_name(view, "train", 0, shards=1)
 
 
 @pytest.mark.parametrize("dataset, view", [("kernelinfer", "steps"), ("kernelswarm", "agent_turns")])

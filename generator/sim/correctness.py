@@ -45,9 +45,11 @@ FP8_MMA_K = 32            # K of one e4m3 mma.sync (m16n8k32) or wgmma (m64nNk32
 # e4m3 (OCP 8-bit FP spec): largest normal 448 = 1.75 * 2^8, 3 mantissa bits, so values in [256, 448] are 32 apart
 E4M3_MAX, E4M3_TOP_BINADE, E4M3_TOP_ULP = 448.0, 256.0, 32.0
 TILE = 64                 # elements of the last tile a missed tail leaves unwritten (a typical block extent)
-# Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); normalized outputs up to ~4.
+# Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); attention outputs 4 sqrt(e / keys)
+# (`_largest_attention_output`); normalized outputs up to ~4.
 _SUM_CLASSES = frozenset({"gemm", "gemv", "conv"})
 PROBABILITY_OPS = frozenset({"logits_softmax"})     # outputs are probabilities, far below 1 over a vocabulary
+_ATTENTION_CLASSES = frozenset({"attn_decode", "attn_prefill"})   # outputs are softmax averages of values
 _REDUCTION = {"gemm": ("K",), "gemv": ("K",), "conv": ("C", "TAPS"), "attn_decode": ("T",), "attn_prefill": ("SK",),
               "rownorm": ("C",), "scan": ("L",)}
 # Per-token quantizers: the reduction is an absmax (exact), the output the e4m3 rounding of x / (amax / 448).
@@ -93,6 +95,8 @@ def _facts(task) -> tuple[int, float, float, int]:
     length = math.prod(dims.get(k, 1) for k in _REDUCTION.get(op.kernel_class, ()))
     if task.op in PROBABILITY_OPS:
         magnitude = _largest_probability(dims["C"])
+    elif op.kernel_class in _ATTENTION_CLASSES:
+        magnitude = _largest_attention_output(dims)
     else:
         magnitude = 4.0 * math.sqrt(length) if op.kernel_class in _SUM_CLASSES else 4.0
     u = UNIT_ROUNDOFF[task.dtype]
@@ -136,6 +140,16 @@ def _promotion_block(task, variant, params) -> int | None:
     if task.op != "fp8_blockwise_gemm":
         return None
     return params["BLOCK_K"] if "wgmma" in variant.requires else FP8_MMA_K
+
+
+def _largest_attention_output(dims: dict) -> float:
+    """max |ref| of attention: each output is a softmax-weighted average of N(0, 1) values. Its scores q.k / sqrt(D)
+    are N(0, 1), so over n keys the weights' sum of squares is E[e^2z] / (n E[e^z]^2) = e / n (lognormal moments),
+    an output's standard deviation sqrt(e / n), and the largest of many about 4 of those; at most 4, the value
+    itself, where a query sees one key (a causal prefill's first). A decode query sees all T cached keys (0.6.2
+    stated 4 whatever T: ~40x too large at T = 4096, where a float64 reference's largest is ~0.1)."""
+    keys = 1 if dims.get("CAUSAL") else dims.get("T") or dims["SK"]
+    return 4.0 * min(1.0, math.sqrt(math.e / keys))
 
 
 def _largest_probability(c: int) -> float:

@@ -268,3 +268,24 @@ def test_the_bench_reports_the_error_of_the_submitted_variant():
         assert out.status == "ok", (tag, out.status)
         stated[tag] = _rel(wb.feedback(out, None, np.random.default_rng(2)))
     assert stated["wgmma_tma"] > 1e-2 > 5e-3 > stated["reg_tiled"]
+
+
+def test_attention_outputs_shrink_with_the_keys_a_query_sees():
+    """A decode query averages T values with softmax weights: its outputs' largest |ref| is ~4 sqrt(e / T) (a float64
+    reference of N(0, 1) inputs agrees within 1.5x), not 4 (0.6.2: ~40x too large at T = 4096); a causal prefill's
+    first query sees one key, so its largest output is a value's, ~4."""
+    import numpy as np
+    from generator.catalog.tasks import all_tasks
+    rng = np.random.default_rng(0)
+    decode = {t.shape_dict()["T"]: t for t in all_tasks() if t.op == "flash_decode" and t.dtype == "fp16"}
+    for keys in (min(decode), max(decode)):
+        t = decode[keys]
+        d = t.shape_dict()["D"]
+        q, k, v = (rng.standard_normal((n, d)) for n in (64, keys, keys))
+        s = q @ k.T / np.sqrt(d)
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        ref = (p / p.sum(axis=1, keepdims=True)) @ v
+        stated = correctness._facts(t)[1]
+        assert stated < 1.0 and stated / 1.5 <= np.abs(ref).max() <= stated * 1.5
+    prefill = _task("flash_prefill", "fp16", {"B": 1, "H": 32, "S": 4096, "D": 128})
+    assert correctness._facts(prefill)[1] == 4.0

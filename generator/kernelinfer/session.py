@@ -27,7 +27,6 @@ MIN_HOURS, MAX_HOURS = 1.0, 5.0
 P_FAULT = 0.5           # mean chance that a structural rewrite carries a mistake (per-session spread around it)
 P_WRONG = 0.4           # ... that the mistake compiles but computes a wrong result
 P_REFIX = 0.25          # ... that the fix itself carries a new mistake
-P_TUNE_FAULT = 0.17     # chance that a tune edit grows a static shared array past the cap (where one exists)
 P_REVERT = 0.08         # chance to go back to the best source after a >3 % regression
 P_ARCH_MISTAKE = 0.5    # chance to try one variant the GPU cannot run (where one exists)
 P_SKIP_IDEA = 0.12      # chance to not think of a structural variant
@@ -92,8 +91,7 @@ class _Engineer:
 
     # -------------------------------------------------------------- submitting
     def _submit(self, tag: str, kind: str, params: dict, *, fault: bool, replaces: str | None = None) -> Outcome:
-        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, tune=kind == "tune",
-                             replaces=replaces)
+        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, replaces=replaces)
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
@@ -115,9 +113,9 @@ class _Engineer:
 
     def _step(self, tag: str, kind: str, params: dict) -> Outcome:
         """Submit a new candidate; a failure caused by an edit is fixed in the following step(s). A `tune` step
-        changes constants only: it carries no typo, only what its new values cause (workbench.TUNE_FAULTS)."""
-        out = self._submit(tag, kind, params,
-                           fault=self.rng.random() < (P_TUNE_FAULT if kind == "tune" else self.p_fault))
+        changes constants only: it carries no mistake, it fails only where its new values do (the clean render's
+        outcome: a static array past the cap, a launch limit)."""
+        out = self._submit(tag, kind, params, fault=kind != "tune" and self.rng.random() < self.p_fault)
         while out.expected.kind in EDIT_FAULTS and not self.full:
             out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
         return out

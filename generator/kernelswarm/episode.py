@@ -147,8 +147,9 @@ class _Episode:
         """The agent writes a candidate (`outcome`: one already drawn): (outcome, the machine seconds its build and
         run will take, the candidate message)."""
         if outcome is None:
-            outcome = self.wb.submit(tag, params, self.rng, fault=self.rng.random() < _fault_chance(agent),
-                                     tune=kind == "tune", style=agent.style,
+            # (a tune edit, constants only, carries no mistake: what its values break is the clean render's outcome)
+            fault = kind != "tune" and self.rng.random() < _fault_chance(agent)
+            outcome = self.wb.submit(tag, params, self.rng, fault=fault, style=agent.style,
                                      replaces=agent.last_code if kind == "fix" else None)
         agent.last_code = outcome.source.text
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status,

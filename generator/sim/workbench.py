@@ -27,11 +27,9 @@ COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mi
                   "triton": ("triton_compilation_error",)}
 WRONG_FAULTS = {"cuda": ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction"),
                 "triton": ("off_by_one_mask", "wrong_stride", "dropped_scale")}
-# What changing a constant can break by itself: a static shared-memory array grown past the 48 KB static cap
-# (ptxas refuses it). Launch limits of the new values need no edit: expect_clean derives them from the params.
-TUNE_FAULTS = {"cuda": ("static_smem_overflow",), "triton": ()}
-EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"]
-                        + TUNE_FAULTS["cuda"])
+# A tune edit changes constants only and carries no mistake of its own: what its new values break (a static array
+# past the 48 KB cap, shared memory or registers past a launch limit) is the clean render's outcome (expect_clean).
+EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
 
 
 def sig(x: float, digits: int = TIME_DIGITS) -> float:
@@ -158,17 +156,16 @@ class Workbench:
         return hit
 
     def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
-               p_wrong: float = 0.17, tune: bool = False, style: Style | None = None,
-               replaces: str | None = None) -> Outcome:
+               p_wrong: float = 0.17, style: Style | None = None, replaces: str | None = None) -> Outcome:
         """Build and run one candidate written in `style` (default: the bench's); with `fault`, the author's edit
-        carries a mistake (when one fits), made in the styled text: a `tune` edit (constants only) only one its new
-        values cause (TUNE_FAULTS), never a typo. `replaces`: the broken source a fix replaces; a mistake that would
+        carries a mistake (when one fits), made in the styled text (never pass it for a `tune` edit: constants only,
+        whose new values' failures are the clean render's, see EDIT_FAULTS). `replaces`: the broken source a fix replaces; a mistake that would
         give it back is not made (the same code would build to the same result: a fix changes the broken lines)."""
         style = style or self.style
         source, expected, model = self._clean(tag, params, style)
         lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(tag, source, rng, p_wrong, tune, style, lines)
+            edited = self._edit_mistake(tag, source, rng, p_wrong, style, lines)
             if edited is not None and edited[0].text != replaces:
                 source, expected, lines = edited
         time_ms = None
@@ -178,13 +175,9 @@ class Workbench:
             time_ms = sig(self.ceiling if self.ceiling > noisy else noisy)       # max(noisy, ceiling)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
-    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, tune: bool, style,
-                      lines: int):
+    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, style, lines: int):
         impl = self.task.impl
-        if tune:
-            kinds = list(TUNE_FAULTS[impl])
-        else:
-            kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
+        kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
         # renders that differ only in placeholder values (one style): of any dtype with the same line count, else
         # of this dtype

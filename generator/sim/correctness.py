@@ -78,10 +78,10 @@ def tolerance_text(task) -> str:
     if task.op in EXACT_OPS:
         return "bit-exact against the reference (a copy or gather: every output element must equal it)."
     if task.op in ID_OPS:
-        line = "ids compared exactly with the reference's (same Philox seeds)"
-        if task.op == "moe_topk_gating":
-            return line + f"; topk_weights within atol={TOLERANCES['fp32'][0]:g} (fp32)."
-        return line + "."
+        if task.op == "moe_topk_gating":    # a deterministic router: no random draw to seed
+            return (f"ids compared exactly with the reference's; topk_weights within atol={TOLERANCES['fp32'][0]:g}"
+                    " (fp32).")
+        return "ids compared exactly with the reference's (same Philox seeds)."
     atol, rtol = TOLERANCES[task.dtype]
     return (f"elementwise against a float64 reference, pass if |out - ref| <= atol + rtol * |ref| with "
             f"atol={atol:g}, rtol={rtol:g} ({task.dtype}).")

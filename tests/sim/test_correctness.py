@@ -289,3 +289,13 @@ def test_attention_outputs_shrink_with_the_keys_a_query_sees():
         assert stated < 1.0 and stated / 1.5 <= np.abs(ref).max() <= stated * 1.5
     prefill = _task("flash_prefill", "fp16", {"B": 1, "H": 32, "S": 4096, "D": 128})
     assert correctness._facts(prefill)[1] == 4.0
+
+
+def test_only_samplers_state_seeds():
+    """Samplers draw from seeded Philox streams; the MoE router is deterministic: its criterion names no seed."""
+    from generator.catalog.tasks import all_tasks
+    first = {}
+    for t in all_tasks():
+        first.setdefault(t.op, t)
+    assert "Philox" not in correctness.tolerance_text(first["moe_topk_gating"])
+    assert "Philox" in correctness.tolerance_text(first["topk_sample"])

@@ -14,8 +14,7 @@ too), else made on the render directly (`faults.inject`), the rng rewound each t
 `faults.inject` gives in every case; tests/kernels/test_fault_families.py checks that over the catalog. A render is
 compared with the first in place: the text between the few lines some render differed on must match exactly,
 those lines are read up to their newline (a render that differs elsewhere is split into lines). A kind that is not
-carried (its edit reads the compile target) still learns from a family whether a tune step's render has a site at
-all: a render that differs from the family's first only in numbers has sites where that one does.
+carried (its edit reads the compile target) is made on the render directly.
 """
 from __future__ import annotations
 
@@ -36,10 +35,6 @@ from generator.kernels.scanner import CUDA_MACROS, DEFINE_LINE, IDENTIFIER, disp
 # static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
 CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
 _MISSPELLING_KINDS = frozenset({"undefined_identifier", "triton_compilation_error"})
-# Kinds not carried whose sites read no compile target (only the edit's size does): a family's first render answers
-# whether a render that differs from it only in numbers has any (`_siteless_like`).
-_TARGETLESS_SITES = frozenset({"static_smem_overflow"})
-_NUMBER = re.compile(r"(?<!\w)\d+")     # the digits of a number (not of a name such as `float4`)
 _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a comment or string if inserted
 _MAX_VARYING = 64      # lines checked one by one against a render; past that, splitting it into lines is cheaper
 
@@ -277,8 +272,6 @@ def inject_like(source: Source, kind: str, rng, *families: Hashable) -> tuple[So
     tried in the next, narrower one (e.g. with the dtype too), so a wide family's scans serve most renders and a
     narrow one's the rest."""
     if kind not in CARRIED_KINDS:
-        if kind in _TARGETLESS_SITES and _siteless_like(source, kind, families):
-            maker_for(source, kind).draw(source, [], rng)      # raises the NoFaultSite of `inject`
         return _injected(source, kind, rng)
     for family in families:
         fam = _family(family, source)
@@ -305,20 +298,6 @@ def _family(family: Hashable, source: Source) -> _Family:
     else:
         _FAMILIES.move_to_end(family)
     return fam
-
-
-def _siteless_like(source: Source, kind: str, families: tuple[Hashable, ...]) -> bool:
-    """Whether `source` has no site of `kind`, known from the first family whose first render differs from it only
-    in the digits of numbers (a tune step's new constants): the scans for sites read a number as a number whatever
-    its digits, so the two have sites alike, and the ~1 ms of scanning `source` (each tune step's fault) is spared
-    when that render has none. False when no family's first render is such a render."""
-    for family in families:
-        fam = _family(family, source)
-        render = fam.render(source)
-        if render is not None and all(_NUMBER.sub("0", text) == _NUMBER.sub("0", fam.lines[i])
-                                      for i, text in render.lines.items()):
-            return not fam.sites_for(kind)
-    return False
 
 
 def _injected(source: Source, kind: str, rng) -> tuple[Source, Expected, int]:

@@ -385,8 +385,8 @@ class _SemicolonSites:
     of the next statement's token). Finding the candidates is one pass over the lines; whether nvcc's recovery from
     one is the one diagnostics.py renders (`_regular_recovery`: a scan of the names the skipped statement declares
     and reads, ~40 us a candidate; a median CUDA render has 112 candidates, 16 of them regular) is checked only for
-    the candidates a draw reaches (~7 a fault), once each: the fault takes candidates in random order and drops the first regular one's `;`, a uniform draw
-    over the regular ones (as undefined_identifier's declarations)."""
+    the candidates a draw reaches (~7 a fault), once each: the fault takes candidates in random order and drops
+    the first regular one's `;`, a uniform draw over the regular ones (as undefined_identifier's declarations)."""
 
     def __init__(self, source: Source):
         self.text = source.text
@@ -403,7 +403,7 @@ class _SemicolonSites:
         return hit
 
     def valid(self) -> list[tuple[int, int]]:
-        """Every regular site, in text order (what the tests and the site prober read)."""
+        """Every regular site, in text order (checks every candidate: for tests and audits, not for a draw)."""
         return [site for i, site in enumerate(self.candidates) if self.regular(i)]
 
 
@@ -749,8 +749,7 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
 
 def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
     """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel). Most
-    renders declare none (dynamic shared memory): they skip the scans (a tune step's fault is tried on every
-    render, ~55 % of them without one)."""
+    renders declare none (dynamic shared memory): they skip the scans."""
     if not _SHARED.search(source.text):
         return []
     code = scanner.code_view(source.text, "cuda")

@@ -159,8 +159,9 @@ class Workbench:
                p_wrong: float = 0.17, style: Style | None = None, replaces: str | None = None) -> Outcome:
         """Build and run one candidate written in `style` (default: the bench's); with `fault`, the author's edit
         carries a mistake (when one fits), made in the styled text (never pass it for a `tune` edit: constants only,
-        whose new values' failures are the clean render's, see EDIT_FAULTS). `replaces`: the broken source a fix replaces; a mistake that would
-        give it back is not made (the same code would build to the same result: a fix changes the broken lines)."""
+        whose new values' failures are the clean render's, see EDIT_FAULTS). `replaces`: the broken source a fix
+        replaces; a mistake that would give it back is not made (the same code would build to the same result: a
+        fix changes the broken lines)."""
         style = style or self.style
         source, expected, model = self._clean(tag, params, style)
         lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))

@@ -145,7 +145,8 @@ def _row_fault(file, arch, kind, line, name, typo) -> tuple[Source, str]:
         choice = (next(scanner.whole_word(text, name, start, len(text))), name, typo)
     else:
         end = start + len(text.split("\n")[line - 1])
-        choice = next((i,) for i, (semi, _tok) in enumerate(sites.candidates) if start <= semi < end and sites.regular(i))
+        choice = next((i,) for i, (semi, _tok) in enumerate(sites.candidates)
+                      if start <= semi < end and sites.regular(i))
     edit, report = maker.make(src, sites, choice)
     edited = edit.apply(text)
     return replace(src, text=edited), feedback_text(None, report_expected(src, edited, report))

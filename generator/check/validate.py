@@ -324,16 +324,25 @@ def _plan_folder(folder: Path, report: Report) -> list[_Target]:
     return targets
 
 
+def _run_shards(shards: tuple[Path, ...]) -> int:
+    """The shard count of the run that wrote these shard files: their number, or more where the highest index says
+    so (a deleted shard must not change the width every other name is checked against; the missing one is the
+    stats check's finding)."""
+    indices = [int(m[1]) for p in shards if (m := SHARD_INDEX.fullmatch(p.name))]
+    return max(len(shards), 1 + max(indices, default=-1))
+
+
 def _shard_width_problem(shards: tuple[Path, ...]) -> str | None:
-    """The shard names that do not pad their index to the width of the folder's shard count (`layout.index_width`),
+    """The shard names that do not pad their index to the width of the run's shard count (`layout.index_width`),
     in one line: names of mixed widths sort by text out of index order (batch_1000 between batch_100 and
     batch_101), and text is the order `datasets.load_dataset` (fsspec's glob), `ls` and this validator read them in."""
-    width = index_width(len(shards))
+    count = _run_shards(shards)
+    width = index_width(count)
     off = [p.name for p in shards if (m := SHARD_INDEX.fullmatch(p.name)) and len(m[1]) != width]
     if not off:
         return None
     return (f"{len(off):,} of the {len(shards):,} shard names do not pad their index to {width} digits, the width of "
-            f"a folder of {len(shards):,} shards (first: {off[0]}): one width for every name is what makes them sort "
+            f"a run of {count:,} shards (first: {off[0]}): one width for every name is what makes them sort "
             "by text in index order, the order datasets.load_dataset reads the shards in")
 
 
@@ -347,7 +356,7 @@ def _check_views(target: _Target, add, jobs: int) -> None:
         stats = None                 # the stats.json target reports why
     stats = stats if isinstance(stats, dict) else None
     dataset = by_schema(target.row_schema)
-    for rel, line, problem in shardfiles.local(folder, dataset.name, len(target.shards), stats, jobs):
+    for rel, line, problem in shardfiles.local(folder, dataset.name, _run_shards(target.shards), stats, jobs):
         add(_shown(folder / rel), line, problem)
 
 

@@ -139,6 +139,15 @@ def test_shard_names_past_999_sort_in_index_order_and_others_are_one_finding(tmp
         "merged_view: differs from the concatenation of batches/*.jsonl (at batch_1000.jsonl)"]
 
 
+
+def test_a_deleted_shard_past_999_is_no_width_finding(tmp_path):
+    """A 1,001-shard folder missing one shard still has 4-digit names: the width comes from the highest index, so
+    the finding is the missing shard, not 1,000 names said to need 3 digits (the count of files present)."""
+    folder = _folder(tmp_path, [[_session(i)] for i in range(1001)])
+    (folder / shard_name(500, shards=1001)).unlink()
+    messages = [f.message for f in validate_paths([folder], semantic=False).findings]
+    assert messages and not any("do not pad their index" in m for m in messages)
+
 def test_folder_layout(tmp_path):
     folder = _folder(tmp_path, [[_session(0)]])
     (folder / "kernelinfer.py").write_text("# a loading script\n")

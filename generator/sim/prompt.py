@@ -3,18 +3,31 @@ baseline and roofline, how a kernel is checked and timed. Every dataset's task t
 in the harness, not in one dataset."""
 from __future__ import annotations
 
-from generator.catalog.hardware import FEATURES, GPUS
+from generator.catalog.hardware import FEATURES, GPUS, tc_peak_tflops
+from generator.catalog.ops import OPS
 from generator.sim import correctness
 
 REPLY = "Reply with the full kernel source only."   # kernelinfer's reply instruction, after the task
 
 
-def _gpu_limits(gpu, dtype: str) -> str:
+def _compute_peak(gpu, op, dtype: str) -> str:
+    """The peak the task's math runs against, the one its reports' "% of peak" divide by (`perf`: the tensor-core
+    rate of the op's compute dtype, fp16 where the chip has no native path for it)."""
+    compute = op.compute_dtype(dtype)
+    if compute == "fp32":
+        return (f"no fp32 tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
+                f"on CUDA cores")
+    peak = f"{tc_peak_tflops(gpu, compute):g} TFLOPS dense"
+    if compute != dtype:        # weight-only quantization: the MMA runs on the activations' dtype
+        return f"{peak} {compute} tensor-core peak (the {dtype} weights are widened to {compute} for the MMA)"
+    if dtype not in gpu.tc_tflops:
+        return f"no {dtype} tensor cores: {peak} fp16 tensor-core peak for operands converted to fp16"
+    return f"{peak} {dtype} tensor-core peak"
+
+
+def _gpu_limits(gpu, op, dtype: str) -> str:
     """One paragraph of the GPU's figures an engineer needs: bandwidth, peak, shared memory, features."""
-    peak = gpu.tc_tflops.get(dtype)
-    compute = (f"{peak:g} TFLOPS dense {dtype} tensor-core peak" if peak else
-               f"no {dtype} tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
-               f"on CUDA cores")
+    compute = _compute_peak(gpu, op, dtype)
     feats = ", ".join(f for f in FEATURES if f in gpu.features)
     return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at "
             f"{gpu.clock_ghz:g} GHz, {gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. "
@@ -34,7 +47,7 @@ def task_statement(task, fields: dict) -> str:
         f"Operation: {fields['desc']}\n"
         f"Data type: {task.dtype}\nShape: {shape}\n"
         f"Signature:\n{fields['signature']}\n\n"
-        f"GPU: {_gpu_limits(gpu, task.dtype)}\n"
+        f"GPU: {_gpu_limits(gpu, OPS[task.op], task.dtype)}\n"
         f"Compile target: {gpu.arch}.\n\n"
         f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
         f"Correctness: {correctness.tolerance_text(task)}\n"

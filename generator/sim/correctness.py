@@ -251,12 +251,15 @@ def failed_text(task, kind: str | None, u) -> str:
         first = n - bad
         err = magnitude * (1 + 9 * u[2])
         where = f"all in the last tile (indices {first}..{n - 1})"
-    elif kind == "dropped_scale":          # one factor missing everywhere: out / ref is a constant
+    elif kind == "dropped_scale":          # a factor missing everywhere: nearly every element is off
         bad = max(1, int(n * (0.97 + 0.03 * u[0])))
         first = int(3 * u[1])
         factor = (0.01 + 0.2 * u[2]) if u[3] < 0.5 else (5 + 95 * u[2])
         err = magnitude * abs(1 - factor)
-        where = f"out / ref = {factor:.4g} on every mismatch (a constant factor)"
+        # out / ref is one constant only where the output is linear in one scalar scale: a softmax's, a rotation's
+        # or a per-group scale is not, and ids have no ratio; so the ratio of the first mismatch only
+        where = ("drawn from unscaled scores" if task.op in ID_OPS
+                 else f"out / ref = {factor:.4g} at the first mismatch (a scale missing)")
     elif kind == "wrong_stride":
         bad = max(1, int(n * (0.5 + 0.45 * u[0])))
         first = max(1, int(math.sqrt(n))) * (1 + int(3 * u[1]))

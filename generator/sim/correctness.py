@@ -9,7 +9,7 @@ variant sums it (`accumulation_error`): a running sum of n terms grows like u sq
 Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound), so a tree or a split shortens the
 chains, and Hopper's fp8 tensor cores keep the running sum in fewer bits than fp32. A wrong
 result shows its bug's signature: a missed tail fails only in the last tile, a race differs from run to run, a
-dropped scale is one constant factor. The element counts are those of the op's output tensors (`OUTPUTS`), so a
+dropped scale is off nearly everywhere. The element counts are those of the op's output tensors (`OUTPUTS`), so a
 report's mismatches and indices lie inside what the kernel writes. String formatting only: called on every step.
 """
 from __future__ import annotations

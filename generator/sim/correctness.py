@@ -228,18 +228,21 @@ def ok_text(task, u: float, variant=None, params=None) -> str:
         # amax / 448, at an element of that binade (|x| in [256, 448) * amax / 448: amax itself is exact)
         err = magnitude * E4M3_TOP_ULP / 2 / E4M3_MAX
         worst = magnitude * (E4M3_TOP_BINADE + (E4M3_MAX - E4M3_TOP_BINADE) * u) / E4M3_MAX
-        return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
-                f"atol = {atol:g}, rtol = {rtol:g})")
+        return _ok_line(err, err / worst, atol, rtol)
     if task.op in INT8_QUANT_OPS:
         # over millions of elements some lie halfway between two levels: the error is half a scale, at an element
         # placed like the other reports' worst element, in the upper half of the range
         err = magnitude / INT8_MAX / 2
         worst = magnitude * (0.5 + 0.5 * u)
-        return (f"correctness: ok (max_abs_err = {err:.3g}, max_rel_err = {err / worst:.3g}; "
-                f"atol = {atol:g}, rtol = {rtol:g})")
+        return _ok_line(err, err / worst, atol, rtol)
     unit = out_u + accumulation_error(task, variant, tuple(params.items()) if params else ())
     rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
-    return (f"correctness: ok (max_abs_err = {rel * magnitude:.3g}, max_rel_err = {rel:.3g}; "
+    return _ok_line(rel * magnitude, rel, atol, rtol)
+
+
+def _ok_line(abs_err: float, rel_err: float, atol: float, rtol: float) -> str:
+    """A float check's passing line: the largest error, that element's relative error, the tolerance."""
+    return (f"correctness: ok (max_abs_err = {abs_err:.3g}, max_rel_err = {rel_err:.3g}; "
             f"atol = {atol:g}, rtol = {rtol:g})")
 
 

@@ -2,6 +2,8 @@
 and the uploader: one place to read what lives where."""
 from __future__ import annotations
 
+import re
+
 SHARD_DIR = "batches"               # batches/batch_NNN.jsonl: the main config's files (NNN: `index_width` digits)
 SHARD_SIZE = 100                    # rows per shard, unless a run says otherwise (--shard-size)
 SHARD_PATTERN = f"{SHARD_DIR}/*.jsonl"
@@ -23,9 +25,17 @@ def index_width(shards: int) -> int:
     return max(3, len(str(shards - 1)))
 
 
+def _index_text(index: int, shards: int) -> str:
+    """Shard `index`'s number as every file name of a run of `shards` shards writes it."""
+    return f"{index:0{index_width(shards)}d}"
+
+
+SHARD_FILE = re.compile(r"batch_(\d+)\.jsonl")     # a shard's file name (`shard_label`), its index digits
+
+
 def shard_label(index: int, *, shards: int) -> str:
     """Shard `index`'s name without folder or suffix (its JSONL file's and QA report's stem)."""
-    return f"batch_{index:0{index_width(shards)}d}"
+    return f"batch_{_index_text(index, shards)}"
 
 
 def shard_name(index: int, *, shards: int) -> str:
@@ -55,7 +65,7 @@ def view_pattern(config: str, split: str | None = None) -> str:
 def view_name(config: str, split: str, index: int, *, shards: int) -> str:
     """Shard `index`'s file of view `config`'s `split`: the view rows of the shard's rows of that split (the
     config in the file name too: checksums are kept by file name)."""
-    return f"{VIEW_DIR}/{config}/{config}-{split}-{index:0{index_width(shards)}d}.parquet"
+    return f"{VIEW_DIR}/{config}/{config}-{split}-{_index_text(index, shards)}.parquet"
 
 
 PARQUET_DIR = "data"                # data/<config>/<split>-NNN.parquet: the main config's and holdout's Parquet files
@@ -64,7 +74,7 @@ HOLDOUT_PARQUET = f"{PARQUET_DIR}/{HOLDOUT_CONFIG}/test-000.parquet"
 
 def parquet_name(config: str, split: str, index: int, *, shards: int) -> str:
     """Shard `index`'s Parquet file of the main config's `split` (every shard has one per split, maybe empty)."""
-    return f"{PARQUET_DIR}/{config}/{split}-{index:0{index_width(shards)}d}.parquet"
+    return f"{PARQUET_DIR}/{config}/{split}-{_index_text(index, shards)}.parquet"
 
 
 def parquet_pattern(config: str, split: str) -> str:

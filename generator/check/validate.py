@@ -15,7 +15,6 @@ import itertools
 import json
 import multiprocessing
 import os
-import re
 import signal
 import sys
 from collections import Counter, deque
@@ -36,7 +35,7 @@ from generator.check.roles import (FIXED, MERGED, ROW_COUNT_KEYS, SHARDS, STATS,
 from generator.check.rowscan import Chunk, Problem, Scan, chunks_of, scan_chunk, scan_lines, schema_of_file
 from generator.check.schemas import ID_FIELDS
 from generator.check.split import split_file
-from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, VIEW_DIR, index_width
+from generator.layout import HOLDOUT_CONFIG, PARQUET_DIR, SHARD_FILE, VIEW_DIR, index_width
 from generator.dataset import HOLDOUT, STATS_SCHEMA
 from generator.registry import by_schema, training_schemas
 from generator.write.writer import default_workers
@@ -46,7 +45,6 @@ ORDER = {**dict.fromkeys(training_schemas(), 0), None: 1, HOLDOUT.schema: 2, STA
 CHUNK_BYTES = 64 << 20          # unit of work (and of progress) within a file
 MIN_CHUNK_BYTES = 8 << 20       # in a pool: about four chunks per process, none smaller than this
 PARALLEL_MIN_BYTES = 32 << 20   # below this a process pool costs more than it saves
-SHARD_INDEX = re.compile(r"batch_(\d+)\.jsonl")      # a shard's file name, its index digits (`layout.shard_name`)
 
 
 @dataclass(frozen=True)
@@ -328,7 +326,7 @@ def _run_shards(shards: tuple[Path, ...]) -> int:
     """The shard count of the run that wrote these shard files: their number, or more where the highest index says
     so (a deleted shard must not change the width every other name is checked against; the missing one is the
     stats check's finding)."""
-    indices = [int(m[1]) for p in shards if (m := SHARD_INDEX.fullmatch(p.name))]
+    indices = [int(m[1]) for p in shards if (m := SHARD_FILE.fullmatch(p.name))]
     return max(len(shards), 1 + max(indices, default=-1))
 
 
@@ -338,7 +336,7 @@ def _shard_width_problem(shards: tuple[Path, ...]) -> str | None:
     batch_101), and text is the order `datasets.load_dataset` (fsspec's glob), `ls` and this validator read them in."""
     count = _run_shards(shards)
     width = index_width(count)
-    off = [p.name for p in shards if (m := SHARD_INDEX.fullmatch(p.name)) and len(m[1]) != width]
+    off = [p.name for p in shards if (m := SHARD_FILE.fullmatch(p.name)) and len(m[1]) != width]
     if not off:
         return None
     return (f"{len(off):,} of the {len(shards):,} shard names do not pad their index to {width} digits, the width of "

@@ -490,7 +490,7 @@ def _make_missing_semicolon(source: Source, sites: _SemicolonSites, choice: tupl
     variables only it read are unreferenced (diagnostics.py)."""
     semi, tok = sites.candidates[choice[0]]
     edit = Edit(semi, semi + 1, "")
-    code = scanner.code_view(source.text, "cuda")     # unedited: offsets after the dropped `;` move by one
+    code = sites.code                                   # unedited: offsets after the dropped `;` move by one
     start = scanner.skip_space(code, tok, len(code))    # the skipped statement's first token
     end = start if code[start] == "}" else diagnostics.statement_end(code, start)   # `}`: nothing is skipped
     moved = [(e - (e > semi), p - (p > semi), h) for e, p, h in _skipped(code, start, end)]

@@ -305,6 +305,31 @@ def _link_problem(m: dict, target: dict) -> str | None:
     return None
 
 
+@CHECKS.check("tuner_handoffs", "a tuner's candidate comes after a handoff to that tuner and is of the latest one's "
+              "variant: a tuner changes the constants of the kernel it was handed, never its variant")
+def _tuner_handoffs(row):
+    handed: dict[str, str] = {}
+    for i, m in enumerate(row["messages"]):
+        problem = _tuner_problem(m, handed)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _tuner_problem(m: dict, handed: dict[str, str]) -> str | None:
+    """What is wrong with message `m` if it is a tuner's candidate, given `handed` (tuner id -> the variant of the
+    latest handoff to it so far, which `m` updates if it is a handoff)."""
+    if m["kind"] == "handoff":
+        handed[m["to"]] = m["variant"]
+    elif m["kind"] == "candidate" and m["role"] == "tuner":
+        variant = handed.get(m["agent"])
+        if variant is None:
+            return f"tuner {m['agent']}'s candidate precedes any handoff to it"
+        if m["variant"] != variant:
+            return f"tuner {m['agent']}'s candidate is {m['variant']}, but it was handed {variant}"
+    return None
+
+
 @CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "
               "output (a failed review sends the candidate back unbuilt)")
 def _review_quotes(row):
@@ -404,7 +429,7 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality, _review_quotes, _fix_resends,
+              _physics, _arch_gating, _causality, _tuner_handoffs, _review_quotes, _fix_resends,
               _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
@@ -435,6 +460,7 @@ def row_checks_pass(row) -> bool:
     built: set[int] = set()
     cleared: dict[int, float] = {}
     code: dict[str, str] = {}       # each agent's latest candidate
+    handed: dict[str, str] = {}     # each tuner's latest handed variant
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
@@ -471,7 +497,7 @@ def row_checks_pass(row) -> bool:
                 if times != sorted(times) or {a for a, _x in entries} != best.keys():
                     return False
                 unseen = False
-        elif roles.get(m["agent"]) != role:
+        elif roles.get(m["agent"]) != role or _tuner_problem(m, handed):
             return False
         else:
             kind = m["kind"]

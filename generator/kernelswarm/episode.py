@@ -60,6 +60,7 @@ class Agent:
     last_result: dict | None = None  # the env result message of the agent's latest candidate
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
+    handed: str | None = None        # the variant of the latest handoff to this agent (a tuner tunes only it)
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -249,15 +250,17 @@ class _Episode:
     def nearby(self, agent: Agent, tag: str, params: dict) -> tuple[str, dict] | None:
         """The agent's pick of the configurations worth sending nearest (tag, params): its neighbours, else the rest
         of the variant's space, else another legal variant's (the most advanced first); None, and the search is
-        over, when none is left."""
+        over, when none is left. A tuner changes only the constants of the variant it was handed: it never takes
+        another variant, and its variant used up leaves the other variants to the rest of the team."""
         options = [p for p in self.wb.neighbours(tag, params) if self.worth_sending(tag, p)]
         if options:
             return tag, self.pick(agent, tag, options)
-        for other in [tag] + [t for t in reversed(self.legal_tags()) if t != tag]:
+        keeps_variant = agent.role == "tuner"
+        for other in [tag] + ([] if keeps_variant else [t for t in reversed(self.legal_tags()) if t != tag]):
             options = [p for p in self.wb.grid(other) if self.worth_sending(other, p)]
             if options:
                 return other, self.pick(agent, other, options)
-        self.exhausted = True
+        self.exhausted = not keeps_variant
         return None
 
     def worth_sending(self, tag: str, params: dict) -> bool:
@@ -332,6 +335,14 @@ class _Episode:
         agent.assignment = (tag, [params])
         text = f"switch to {tag}; tune around {_params_text(params)}"
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
+
+    def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
+        """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant from now
+        on."""
+        tuner.handed = kernel.tag
+        self.say(giver, "handoff", f"{giver.id} -> {tuner.id}: {kernel.tag} {_params_text(kernel.params)} "
+                 f"({kernel.time_ms:.5g} ms) for tuning", to=tuner.id, variant=kernel.tag, params=dict(kernel.params),
+                 ref=result)
 
     def ensure_improvement(self) -> None:
         """A team that found nothing faster than the baseline gives its strongest builder a last push of at most
@@ -505,15 +516,17 @@ def _pipeline(ep: _Episode) -> None:
     for tag in ladder:
         if not ep.searching(10):
             break
-        if _key(tag, ep.wb.defaults(tag)) in ep.sent:     # a tuner already went there
+        if _key(tag, ep.wb.defaults(tag)) in ep.sent:     # the proposer, tuning alone, already went there
             continue
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
     while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
         ep.merge()
-        for tuner in tuners:
-            ep.tune_around(tuner, ep.best.tag, ep.best.params)
+        polishers = _holders(ep, tuners)
+        tried = [ep.tune_around(tuner, ep.best.tag, ep.best.params) for tuner in polishers]
+        if all(out is None for out in tried):
+            break                                             # the winner's variant holds nothing left to try
         ep.close_round()
-        ep.statuses(tuners)
+        ep.statuses(polishers)
     ep.merge()
     ep.verdict()
 
@@ -545,9 +558,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
            to=proposer.id, status="pass", variant=tag, ref=proposer.last_result)
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:
-        ep.say(proposer, "handoff", f"{proposer.id} -> {tuner.id}: {tag} {_params_text(params)} "
-               f"({out.time_ms:.5g} ms) for tuning", to=tuner.id, variant=tag, params=dict(params),
-               ref=proposer.last_result)
+        ep.handoff(proposer, tuner, out, proposer.last_result)
     base = out
     for _ in range(int(ep.rng.integers(1, 4))):
         if not ep.searching(8):
@@ -557,6 +568,16 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
         if res is not None and res.status == "ok" and res.time_ms < base.time_ms:
             base = res
     ep.statuses([proposer, tuner] if tuner is not proposer else [proposer])
+
+
+def _holders(ep: _Episode, tuners: list[Agent]) -> list[Agent]:
+    """The tuners that polish the shared best: its author hands it to each other tuner working on another variant
+    (while the budget has room for the handoff and a turn); one still on another variant sits the round out."""
+    best, owner = ep.best, ep.best_owner
+    for tuner in tuners:
+        if tuner.role == "tuner" and tuner.handed != best.tag and tuner is not owner and ep.room(4):
+            ep.handoff(owner, tuner, best, ep.best_result)
+    return [tuner for tuner in tuners if tuner.role != "tuner" or tuner.handed == best.tag]
 
 
 def _campaign(ep: _Episode) -> None:

@@ -16,7 +16,7 @@ from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
-from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS
+from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS, task_label
 from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
 
@@ -89,6 +89,15 @@ def _kind_roles(row):
         required = REQUIRED_FIELDS.get(kind, _NONE)
         if not m.keys() >= required:
             return f"message {i}: {kind} lacks {', '.join(sorted(required - m.keys()))}"
+    return None
+
+
+@CHECKS.check("plan_names_task", "every plan names the row's task as `{op} {gpu} {shape}`, whatever the lead's wording")
+def _plan_names_task(row):
+    label = task_label(row)
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "plan" and label not in m["content"]:
+            return f"message {i}: the plan does not name the task {label!r}"
     return None
 
 
@@ -428,8 +437,8 @@ def _unique(rows):
     return out
 
 
-ROW_CHECKS = (_message_count, _agents, _kind_roles, _rewards, _agent_tallies, _leaderboards, _merges, _clock, _best,
-              _physics, _arch_gating, _causality, _tuner_handoffs, _review_quotes, _fix_resends,
+ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
+              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _review_quotes, _fix_resends,
               _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
@@ -461,6 +470,7 @@ def row_checks_pass(row) -> bool:
     cleared: dict[int, float] = {}
     code: dict[str, str] = {}       # each agent's latest candidate
     handed: dict[str, str] = {}     # each tuner's latest handed variant
+    label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
@@ -508,6 +518,9 @@ def row_checks_pass(row) -> bool:
                 code[m["agent"]] = m["content"]
             elif kind == "status":
                 if _status_problem(m, tries, kept):
+                    return False
+            elif kind == "plan":
+                if label not in m["content"]:
                     return False
             elif kind == "review":
                 if TOOL_TEXT.search(m["content"]):

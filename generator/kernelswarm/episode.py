@@ -43,6 +43,12 @@ HOURS_RANGE = (1.0, 5.0)            # every episode's horizon, as the seed's car
 HORIZON_MEDIAN_H = 2.3
 ARCH_KINDS = ("arch_unsupported", "triton_fp8_unsupported")   # the GPU cannot run it: reward -0.05
 LEAD_THINK_S = 45.0                  # median seconds the lead spends on a coordination message
+# How a lead opens its plan: engineers word it differently, and every wording names the task as `task_label` does
+# (the `plan_names_task` rule reads it)
+PLAN_OPENINGS = ("campaign: {task}.", "Goal: speed up {task}.", "target: {task}.", "Kicking off {task}.",
+                 "next up: {task}.", "Team, we're on {task}.", "objective: beat the naive kernel of {task}.",
+                 "{task}, let's make it fast.")
+PLAN_WORDS = ("plan:", "Plan:", "approach:", "how:")
 LAST_PUSH = 12                       # candidates a team with nothing faster than the baseline tries before conceding
 
 
@@ -135,6 +141,12 @@ class _Episode:
                "reward": 0.0, **extra}
         self.messages.append(msg)
         return msg
+
+    def announce_plan(self, body: str) -> None:
+        """The lead's plan: an opening in its own words that names the task (`task_label`), then `body`."""
+        opening = PLAN_OPENINGS[int(self.rng.integers(len(PLAN_OPENINGS)))]
+        then = PLAN_WORDS[int(self.rng.integers(len(PLAN_WORDS)))]
+        self.say(self.lead, "plan", f"{opening.format(task=task_label(self.wb.fields))} {then} {body}")
 
     def queue_candidate(self, agent: Agent, tag: str, params: dict, text: str) -> dict:
         """The agent's candidate inside a round, at its own clock (kept in time order at the round's end)."""
@@ -413,6 +425,11 @@ class _Episode:
 _pending_time = itemgetter(0)
 
 
+def task_label(row: dict) -> str:
+    """`{op} {gpu} {shape}`: how a plan names its task (`row`: the episode's row or its workbench fields)."""
+    return f"{row['op']} {row['gpu']} {shape_label(row['shape'])}"
+
+
 def _key(tag: str, params: dict) -> tuple:
     """A configuration as the team's tracker holds it."""
     return tag, tuple(params.items())
@@ -447,8 +464,7 @@ def _dispatch(ep: _Episode) -> None:
     picks = tags[-len(workers):] if len(tags) >= len(workers) else [tags[i % len(tags)] for i in range(len(workers))]
     if gated and ep.rng.random() < 0.35:                     # the lead overlooks an arch limit once
         picks[int(ep.rng.integers(len(picks)))] = gated[int(ep.rng.integers(len(gated)))]
-    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: split "
-           f"{len(set(picks))} variants across {len(workers)} agents, merge best, redirect losers")
+    ep.announce_plan(f"split {len(set(picks))} variants across {len(workers)} agents, merge best, redirect losers")
     for w, tag in zip(workers, picks):
         ep.dispatch(w, tag, [ep.wb.defaults(tag)], f"implement {tag} (start from its defaults)")
     for w in workers:
@@ -476,8 +492,7 @@ def _parallel_sweep(ep: _Episode) -> None:
     tags = ep.legal_tags()
     guesses = ep.guesses(ep.lead, [(t, ep.wb.defaults(t)) for t in tags])
     tag = tags[guesses.index(min(guesses))]
-    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: "
-           f"{len(workers)}-agent parallel cfg sweep on strongest variant, leaderboard merge, top-2 refine")
+    ep.announce_plan(f"{len(workers)}-agent parallel cfg sweep on strongest variant, leaderboard merge, top-2 refine")
     grid = ep.configs(tag)
     slices = [grid[i::len(workers)] for i in range(len(workers))]
     for w, part in zip(workers, slices):
@@ -506,8 +521,7 @@ def _parallel_sweep(ep: _Episode) -> None:
 def _pipeline(ep: _Episode) -> None:
     proposer, reviewer, verifier = (ep.specialists[0], ep.specialists[1], ep.specialists[2])
     tuners = ep.builders("tuner") or [proposer]
-    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: "
-           f"proposer -> review -> verify -> tune pipeline over variants")
+    ep.announce_plan("proposer -> review -> verify -> tune pipeline over variants")
     ladder = ep.legal_tags()
     gated = ep.gated_tags()
     if gated and ep.rng.random() < 0.35:
@@ -584,8 +598,8 @@ def _campaign(ep: _Episode) -> None:
     workers = ep.builders()
     verifier = ep.builders("verifier")[0]
     tags = ep.legal_tags()
-    ep.say(ep.lead, "plan", f"campaign: {ep.task.op} {ep.task.gpu} {shape_label(dict(ep.task.shape))}. plan: fleet "
-           f"dispatch over {len(tags)} variants x cfg space on {len(workers)} agents, verifier rebench of winners")
+    ep.announce_plan(f"fleet dispatch over {len(tags)} variants x cfg space on {len(workers)} agents, "
+                     f"verifier rebench of winners")
     grids = {t: ep.configs(t) for t in tags}
     for i, w in enumerate(workers):
         tag = tags[i % len(tags)]

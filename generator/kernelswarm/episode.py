@@ -272,7 +272,8 @@ class _Episode:
             options = [p for p in self.wb.grid(other) if self.worth_sending(other, p)]
             if options:
                 return other, self.pick(agent, other, options)
-        self.exhausted = not keeps_variant
+        if not keeps_variant:
+            self.exhausted = True
         return None
 
     def worth_sending(self, tag: str, params: dict) -> bool:
@@ -349,8 +350,7 @@ class _Episode:
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
-        """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant from now
-        on."""
+        """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
         tuner.handed = kernel.tag
         self.say(giver, "handoff", f"{giver.id} -> {tuner.id}: {kernel.tag} {_params_text(kernel.params)} "
                  f"({kernel.time_ms:.5g} ms) for tuning", to=tuner.id, variant=kernel.tag, params=dict(kernel.params),

@@ -383,8 +383,10 @@ _op("moe_grouped_gemm", "moe", "gemm", BOTH, ("fp16", "bf16", "fp8"),
 
 _op("moe_topk_gating", "moe", "sampler", BOTH, ("fp32",),
     _shapes("T E K", (4096, 8, 2), (256, 256, 8), (8192, 256, 8), (64, 64, 6), (1024, 128, 8)),
-    "MoE router: softmax (or sigmoid) over E expert logits per token, pick the top K experts and renormalize "
-    "their weights.",
+    # slot order as vLLM's fused_topk writes it (csrc/moe/topk_softmax_kernels.cu, topkGatingSoftmax: slot k_idx
+    # holds the k_idx-th argmax, "lower indices win" a tie); the CUDA and Triton templates write that order
+    "MoE router: softmax over E expert logits per token, pick the top K experts and renormalize their weights; "
+    "each token's K ids and weights are written by descending weight, ties to the lower expert id.",
     "in router_logits:data out topk_weights:f32 out topk_ids:i32",
     lambda s, e: s["T"] * s["E"] * e + s["T"] * s["K"] * 8,
     lambda s: 6 * s["T"] * s["E"], lambda s: {"R": s["T"], "C": s["E"], "K": s["K"]})

@@ -449,14 +449,19 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     ctas = math.ceil(R / packed) * splits
     per_cta = C * packed / splits
     if impl == "triton":
-        inflight = min(p["BLOCK_V"], per_cta) * c.e
+        # every program walks its whole row in BLOCK_V tiles for the row statistics, split_row's SPLITS programs
+        # too (only the draw is divided: its template): they re-read the row once per split, the resident ones
+        # hold distinct rows (the grid's row axis varies fastest), and the pick kernel reads back each split's
+        # winner (token i64 + score f32, written then read)
+        inflight = min(p["BLOCK_V"], C * packed) * c.e
+        reread = _l2_reread(c, min(R, c.gpu.sms * bps) * C * packed * c.e)
+        extra = splits * (passes - 1) * R * C * c.e * reread + (R * splits * 12 * 2 if splits > 1 else 0)
     else:
         inflight = min(threads, per_cta / vec) * c.e * vec * min(4.0, max(1.0, per_cta / (threads * vec)))
-    reread = _l2_reread(c, min(R * splits, c.gpu.sms * bps) * per_cta * c.e)
-    extra = (passes - 1) * R * C * c.e * reread
+        extra = (passes - 1) * R * C * c.e * _l2_reread(c, min(R * splits, c.gpu.sms * bps) * per_cta * c.e)
+        if splits > 1:
+            extra += R * splits * (1 << p["RADIX_BITS"]) * 4
     launches = 2 if splits > 1 else 1
-    if splits > 1:
-        extra += R * splits * (1 << p.get("RADIX_BITS", 8)) * 4
     mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
     comp = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024))
     return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * (2 if splits > 1 else 1))

@@ -72,7 +72,7 @@ sampler        cuda   0 naive              NUM_THREADS
                       3 split_row          SPLITS RADIX_BITS NUM_THREADS
 sampler        triton 0 naive              BLOCK_V
                       1 blocked            BLOCK_V NUM_WARPS
-                      2 split_row          BLOCK_V NUM_WARPS SPLITS
+                      2 split_row          BLOCK_V NUM_WARPS SPLITS  (only the token samplers)
 scan           cuda   0 naive              NUM_THREADS
                       1 warp_shuffle       NUM_WARPS
                       2 vectorized         VEC NUM_WARPS
@@ -432,8 +432,11 @@ _v("sampler", "cuda", 3, "split_row", {"SPLITS": (8, 4, 16, 32), "RADIX_BITS": (
 _v("sampler", "triton", 0, "naive", {"BLOCK_V": (1024, 2048)}, mem=0.5, comp=0.3, threads=lambda p: 128)
 _v("sampler", "triton", 1, "blocked", {"BLOCK_V": (4096, 2048, 8192, 16384), "NUM_WARPS": (8, 4, 16)}, mem=0.85,
    comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
+# Only the samplers' vocabulary rows are split: a router row (E <= 256 experts) is one BLOCK_V tile, so
+# moe_topk_gating has nothing to divide among SPLITS programs.
 _v("sampler", "triton", 2, "split_row", {"BLOCK_V": (4096, 2048, 8192), "NUM_WARPS": (8, 4, 16), "SPLITS": (8, 4, 16, 32)},
-   mem=0.86, comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
+   mem=0.86, comp=0.5, ops=("topk_sample", "nucleus_sample", "minp_sample"), threads=_warps,
+   regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
 
 # ------------------------------------------------------------------------------------------------------- scan
 _v("scan", "cuda", 0, "naive", {"NUM_THREADS": (128, 256, 64, 512)}, mem=0.4, comp=0.2, threads=_nthreads)

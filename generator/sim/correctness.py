@@ -79,8 +79,8 @@ def tolerance_text(task) -> str:
         return "bit-exact against the reference (a copy or gather: every output element must equal it)."
     if task.op in ID_OPS:
         if task.op == "moe_topk_gating":    # a deterministic router: no random draw to seed
-            return (f"ids compared exactly with the reference's; topk_weights within atol={TOLERANCES['fp32'][0]:g}"
-                    " (fp32).")
+            return ("ids compared exactly, slot by slot, with the reference's (descending weight, ties to the lower "
+                    f"id); topk_weights within atol={TOLERANCES['fp32'][0]:g} (fp32).")
         return "ids compared exactly with the reference's (same Philox seeds)."
     atol, rtol = TOLERANCES[task.dtype]
     return (f"elementwise against a float64 reference, pass if |out - ref| <= atol + rtol * |ref| with "

@@ -163,3 +163,22 @@ def test_every_task_has_a_launchable_variant_that_beats_its_baseline():
     for t in all_tasks()[::97]:
         ms, _, _ = best(t)
         assert roofline_ms(t) <= ms <= baseline_ms(t), t
+
+
+def test_triton_split_row_pays_a_row_read_per_split_for_its_statistics():
+    """Each of split_row's SPLITS programs computes its row's threshold over the whole row (only the draw is split),
+    so every sampler's row-max pass alone reads the row once per split: where the logits do not fit in L2, going
+    from 4 to 32 splits costs at least 28 more reads of them at peak DRAM bandwidth (0.6.3 timed 32 splits faster,
+    as if each program read only its slice)."""
+    checked = 0
+    for task in all_tasks(["topk_sample", "nucleus_sample", "minp_sample"]):
+        gpu, shape = GPUS[task.gpu], task.shape_dict()
+        logits = shape["B"] * shape["V"] * 4
+        if task.impl != "triton" or logits <= gpu.l2_mb * 2**20:
+            continue
+        v = variant("sampler", "split_row", "triton")
+        p = v.default_params()
+        added = time_ms(task, v, {**p, "SPLITS": 32}) - time_ms(task, v, {**p, "SPLITS": 4})
+        assert added >= 28 * logits / (gpu.dram_gbps * 1e9) * 1e3, (task, added)
+        checked += 1
+    assert checked >= 10

@@ -304,3 +304,13 @@ def test_only_samplers_state_seeds():
         first.setdefault(t.op, t)
     assert "Philox" not in correctness.tolerance_text(first["moe_topk_gating"])
     assert "Philox" in correctness.tolerance_text(first["topk_sample"])
+
+
+def test_the_router_task_states_the_slot_order_its_ids_are_compared_in():
+    """moe_topk_gating's ids are compared slot by slot, so the task states the order: descending weight, ties to the
+    lower id, as vLLM's fused_topk writes them and both templates do (0.6.3 stated none: CUDA wrote ids by expert
+    id, Triton by weight)."""
+    from generator.catalog.ops import OPS
+    router = _task("moe_topk_gating", "fp32", {"T": 4096, "E": 8, "K": 2})
+    for stated in (correctness.tolerance_text(router), OPS["moe_topk_gating"].desc):
+        assert "descending weight" in stated and "lower" in stated, stated

@@ -1,7 +1,9 @@
 """{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
 
-The draw over each row is split SPLITS ways across programs (each finds the winner of its slice), then a second
-kernel picks the row's winner.
+SPLITS programs share each row. Each computes the row's threshold over the whole row (its statistics need every
+logit, so they are not split), then draws the Gumbel-max winner of its own slice of the row; a second kernel
+picks the row's token among the SPLITS winners. Only the draw is divided: the statistics passes read the row
+once per program.
 """
 import triton
 import triton.language as tl
@@ -65,10 +67,6 @@ def {{KERNEL_NAME}}_pick_kernel(
     score = tl.load(part_score_ptr + row * SPLITS + splits)
     _, best = tl.max(score, axis=0, return_indices=True)
     tl.store(tokens_ptr + row, tl.load(part_tokens_ptr + row * SPLITS + best))
-
-
-def _launch_rows(kernel, n_rows, *args, **meta):
-    kernel[(n_rows,)](*args, BLOCK_V=BLOCK_V, num_warps=NUM_WARPS, num_stages=NUM_STAGES, **meta)
 
 
 def _launch_sample(kernel, tokens, n_rows, *args, **meta):

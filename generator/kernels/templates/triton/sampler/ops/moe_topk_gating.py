@@ -7,8 +7,9 @@ def {{KERNEL_NAME}}_kernel(
     router_logits_ptr: "*fp32", topk_weights_ptr: "*fp32", topk_ids_ptr: "*i32", n_experts: tl.int32,
     BLOCK_V: tl.constexpr, TOP_K: tl.constexpr, TOP_K_PAD: tl.constexpr,
 ):
-    # A router row (n_experts <= BLOCK_V) fits in one tile, so this op is never split: softmax over the
-    # experts, TOP_K rounds of argmax-and-mask, then renormalize the chosen weights.
+    # A router row (n_experts <= BLOCK_V) fits in one tile: softmax over the experts, TOP_K rounds of
+    # argmax-and-mask over the logits (slot k gets the k-th largest, ties to the lower id: tl.max's indices break
+    # ties to the left), then renormalize the chosen weights.
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_V)
     x = tl.load(router_logits_ptr + row * n_experts + cols, mask=cols < n_experts, other=float("-inf"))
@@ -18,17 +19,18 @@ def {{KERNEL_NAME}}_kernel(
     weights = tl.zeros((TOP_K_PAD,), dtype=tl.float32)
     ids = tl.zeros((TOP_K_PAD,), dtype=tl.int32)
     for k in range(TOP_K):
-        w, e = tl.max(p, axis=0, return_indices=True)
-        weights = tl.where(slots == k, w, weights)
+        _, e = tl.max(x, axis=0, return_indices=True)
+        weights = tl.where(slots == k, tl.sum(tl.where(cols == e, p, 0.0), axis=0), weights)
         ids = tl.where(slots == k, e, ids)
-        p = tl.where(cols == e, -1.0, p)
+        x = tl.where(cols == e, float("-inf"), x)
     weights = weights / tl.sum(weights, axis=0)
     tl.store(topk_weights_ptr + row * TOP_K + slots, weights, mask=slots < TOP_K)
     tl.store(topk_ids_ptr + row * TOP_K + slots, ids, mask=slots < TOP_K)
 
 
 def {{OP}}(router_logits, topk_weights, topk_ids):
-    """router_logits: (T, E) fp32; topk_weights: (T, K) fp32, renormalized; topk_ids: (T, K) int32."""
+    """router_logits: (T, E) fp32; topk_weights: (T, K) fp32, renormalized; topk_ids: (T, K) int32, each token's
+    experts by descending weight (ties to the lower id), the order vLLM's fused_topk writes."""
     T, E = router_logits.shape
     _launch_rows({{KERNEL_NAME}}_kernel, T, router_logits, topk_weights, topk_ids, E, TOP_K=TOP_K,
                  TOP_K_PAD=TOP_K_PAD)

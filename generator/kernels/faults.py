@@ -29,14 +29,14 @@ FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
     "static_smem_overflow", "triton_compilation_error", "triton_fp8_unsupported", "triton_dot_shape",
     "dyn_smem_over_cap", "triton_out_of_resources",
-    "missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction",
+    "missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction",
 )
-WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
+WRONG_RESULT_KINDS = ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction")
 OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources", "triton_dot_shape")
 TEXT_KINDS = {
     "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
              "static_smem_overflow") + WRONG_RESULT_KINDS,
-    "triton": ("triton_compilation_error", "triton_fp8_unsupported", "off_by_one_mask", "wrong_stride",
+    "triton": ("triton_compilation_error", "triton_fp8_unsupported", "truncated_grid", "wrong_stride",
                "dropped_scale", "racy_reduction"),
 }
 STATIC_SMEM_LIMIT = {"sm_90a": 0x38C00, "sm_100a": 0x38C00, "sm_120a": 0x18C00}   # else 0xC000 (48 KB)
@@ -50,7 +50,7 @@ class Expected:
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
-    message: str             # the first diagnostic line as printed
+    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M")
     context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
     n_errors: int = 1        # nvcc's "N errors detected" count
 
@@ -912,30 +912,54 @@ def _barrier_sites(source: Source) -> list[Edit]:
     return _live(sites, source, lambda s: s.start)
 
 
-_LESS_THAN = re.compile(r"[\w\]]\s*(<)\s*[A-Za-z_(]")
+# One axis of a launch grid as a ceiling division: CUDA `dim3 grid(..., (E + B - 1) / B, ...)` (a `(unsigned)` cast
+# allowed), Triton `grid = (..., triton.cdiv(E, B), ...)`; an axis that multiplies two divisions (a 1-D grid over
+# tiles) is no site: which tiles it drops depends on the kernel's tile order.
+_GRID = {"cuda": re.compile(r"\bdim3\s+grid\s*\("), "triton": re.compile(r"(?<![\w.])grid\s*=\s*\(")}
+_GRID_AXIS = {"cuda": re.compile(r"(?P<cast>\(unsigned\)\s*\()?(?P<div>\((?P<extent>\w+)\s*\+\s*(?P<block>\w+)"
+                                  r"\s*-\s*1\)\s*/\s*(?P=block))(?(cast)\))"),
+              "triton": re.compile(r"(?P<div>triton\.cdiv\((?P<extent>\w+),\s*(?P<block>\w+)\))")}
 
 
-IF_PAREN = re.compile(r"if\s*\(")
-
-
-def _mask_sites(source: Source) -> list[Edit]:
-    """A bounds check's `<` made `<=`."""
+def _grid_sites(source: Source) -> list[tuple[Edit, str]]:
+    """A launch grid's ceiling division made a floor division (the edit, and "E / B" for the report), in code the
+    compiler instantiates."""
     code = scanner.code_view(source.text, source.lang)
+    floor = " / " if source.lang == "cuda" else " // "
     sites = []
-    if source.lang == "cuda":
-        for cond in IF_PAREN.finditer(code):  # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
-            if cond.start() > 0 and scanner.is_word_char(code[cond.start() - 1]):
-                continue
-            end = code.find(")", cond.end())
-            while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
-                end = code.find(")", end + 1)
-            sites += [m.start(1) for m in _LESS_THAN.finditer(code, cond.end(), end)
-                      if code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
-    else:
-        for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
-            sites += [m.start() + c.start(1) for c in _LESS_THAN.finditer(m.group(0))
-                      if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
-    return [Edit(pos, pos + 1, "<=") for pos in _live(sites, source, lambda s: s)]
+    for grid in _GRID[source.lang].finditer(code):
+        for start, end in _top_level_args(code, grid.end()):
+            axis = _GRID_AXIS[source.lang].fullmatch(code, start, end)
+            if axis:
+                extent, block = axis["extent"], axis["block"]
+                edit = Edit(axis.start("div"), axis.end("div"), f"{extent}{floor}{block}")
+                sites.append((edit, f"{extent} / {block}"))
+    return _live(sites, source, lambda s: s[0].start)
+
+
+def _top_level_args(code: str, pos: int) -> list[tuple[int, int]]:
+    """(start, end) of each argument, spaces trimmed, of the call or tuple whose `(` ends just before `pos`."""
+    out, depth, start = [], 0, pos
+    for i in range(pos, len(code)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+        elif ch in ",)" and not depth:
+            piece = code[start:i]
+            if piece.strip():
+                lead = len(piece) - len(piece.lstrip())
+                out.append((start + lead, start + len(piece.rstrip())))
+            if ch == ")":
+                return out
+            start = i + 1
+    return out
+
+
+def _make_truncated_grid(source: Source, sites: list, choice: tuple):
+    edit, division = sites[choice[0]]
+    return edit, replace(_wrong("truncated_grid"), message=division)
 
 
 _TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))")
@@ -1253,7 +1277,7 @@ MAKERS = {
     "static_smem_overflow": FaultMaker(_shared_array_sites, _draw_static_smem_overflow, _make_static_smem_overflow),
     "missing_syncthreads": FaultMaker(_barrier_sites, _one_site("missing_syncthreads"),
                                       _site_edit("missing_syncthreads")),
-    "off_by_one_mask": FaultMaker(_mask_sites, _one_site("off_by_one_mask"), _site_edit("off_by_one_mask")),
+    "truncated_grid": FaultMaker(_grid_sites, _one_site("truncated_grid"), _make_truncated_grid),
     "wrong_stride": FaultMaker(_stride_sites, _draw_wrong_stride, _make_wrong_stride),
     "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _site_edit("dropped_scale")),
     "racy_reduction": FaultMaker(_reduction_sites, _one_site("racy_reduction"), _site_edit("racy_reduction")),

@@ -32,10 +32,10 @@ FAULT_KINDS = (
     "missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction",
 )
 WRONG_RESULT_KINDS = ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction")
-OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources", "triton_dot_shape")
+OUTCOME_KINDS = ("arch_unsupported", "static_smem_overflow", "dyn_smem_over_cap", "triton_out_of_resources",
+                 "triton_dot_shape")
 TEXT_KINDS = {
-    "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
-             "static_smem_overflow") + WRONG_RESULT_KINDS,
+    "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg") + WRONG_RESULT_KINDS,
     "triton": ("triton_compilation_error", "triton_fp8_unsupported", "truncated_grid", "wrong_stride",
                "dropped_scale", "racy_reduction"),
 }
@@ -714,28 +714,6 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
     return out
 
 
-_TYPE_SIZES = {"float": 4, "int": 4, "unsigned": 4, "uint32_t": 4, "int32_t": 4, "acc_t": 4, "half": 2,
-               "__half": 2, "__nv_bfloat16": 2, "short": 2, "half2": 4, "__half2": 4, "__nv_bfloat162": 4,
-               "float2": 8, "float4": 16, "int4": 16, "uint4": 16, "uint2": 8, "double": 8, "int64_t": 8,
-               "uint64_t": 8, "char": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1}
-# a static `__shared__` array (not `extern`): the plain `(?<!extern )__shared__...` with the lookbehind after the
-# word, so the pattern starts with a literal the regex engine skips to (a leading lookbehind made it try every
-# offset: ~170 us a render, ~10 us so)
-_SHARED = re.compile(r"__shared__(?<!extern __shared__)\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+"
-                     r"([A-Za-z_]\w*)\s*((?:\[[^\]]+\])+)\s*;")
-
-
-def _type_size(text: str, typ: str) -> int | None:
-    for _ in range(4):
-        if typ in _TYPE_SIZES:
-            return _TYPE_SIZES[typ]
-        m = re.search(rf"typedef\s+([\w\s]+?)\s+{typ}\s*;|using\s+{typ}\s*=\s*([\w\s]+?)\s*;", text)
-        if not m:
-            return None
-        typ = (m.group(1) or m.group(2)).split()[-1]
-    return None
-
-
 def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
     expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: macros.get(m.group(0), m.group(0)), expr)
     expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
@@ -747,55 +725,9 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
         return None
 
 
-def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
-    """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel). Most
-    renders declare none (dynamic shared memory): they skip the scans."""
-    if not _SHARED.search(source.text):
-        return []
-    code = scanner.code_view(source.text, "cuda")
-    kernels = _kernels(code)
-    sites = []
-    for m in _SHARED.finditer(source.text):
-        if code[m.start():m.start() + 10] != "__shared__":
-            continue
-        size = _type_size(source.text, m.group(1))
-        kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
-        if size and kernel and len(scanner.value_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
-            sites.append((m, size, kernel))
-    return _live(sites, source, lambda s: s[0].start())
-
-
-def _draw_static_smem_overflow(source: Source, sites: list, rng) -> tuple:
-    return _pick(sites, "static_smem_overflow", source, rng), (4, 16, 32, 64)[_index(rng, 4)]
-
-
-def _make_static_smem_overflow(source: Source, sites: list, choice: tuple):
-    """One array grown past the target's static limit by `choice[1]` KB; ptxas names the kernel's total."""
-    (m, size, kernel), over_kb = sites[choice[0]], choice[1]
-    macros = _constants(source.text)
-    limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
-    target = limit + 1024 * over_kb
-    dims = re.findall(r"\[([^\]]+)\]", m.group(3))
-    inner = 1
-    for d in dims[1:]:
-        inner *= _int_eval(d, macros) or 1
-    first = -(-target // (size * inner))
-    new_decl = source.text[m.start():m.start(3)] + f"[{first}]" + "".join(f"[{d}]" for d in dims[1:]) + ";"
-    total = first * inner * size
-    for other in _SHARED.finditer(source.text, kernel[1], kernel[2]):
-        if other.start() != m.start():
-            n = 1
-            for d in re.findall(r"\[([^\]]+)\]", other.group(3)):
-                n *= _int_eval(d, macros) or 0
-            total += n * (_type_size(source.text, other.group(1)) or 0)
-    entry = _mangle(source.text, scanner.code_view(source.text, "cuda"), kernel)
-    msg = f"ptxas error   : Entry function '{entry}' uses too much shared data (0x{total:x} bytes, 0x{limit:x} max)"
-    return Edit(m.start(), m.end(), new_decl), Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
-
-
 @lru_cache(maxsize=64)
 def _constants(text: str) -> dict[str, str]:
-    """Macros plus `constexpr int NAME = ...;` values, for evaluating array sizes."""
+    """Macros plus `constexpr int NAME = ...;` values, for evaluating constant expressions (template arguments)."""
     out = dict(scanner.macros(text))
     for m in re.finditer(r"constexpr\s+(?:int|unsigned|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
         out.setdefault(m.group(1), f"({m.group(2)})")
@@ -1274,7 +1206,6 @@ MAKERS = {
     "missing_semicolon": FaultMaker(_SemicolonSites, _draw_missing_semicolon, _make_missing_semicolon),
     "type_mismatch": FaultMaker(_type_mismatch_sites, _draw_type_mismatch, _make_type_mismatch),
     "wrong_template_arg": FaultMaker(_template_arg_sites, _draw_wrong_template_arg, _make_wrong_template_arg),
-    "static_smem_overflow": FaultMaker(_shared_array_sites, _draw_static_smem_overflow, _make_static_smem_overflow),
     "missing_syncthreads": FaultMaker(_barrier_sites, _one_site("missing_syncthreads"),
                                       _site_edit("missing_syncthreads")),
     "truncated_grid": FaultMaker(_grid_sites, _one_site("truncated_grid"), _make_truncated_grid),

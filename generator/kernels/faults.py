@@ -727,7 +727,7 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
 
 @lru_cache(maxsize=64)
 def _constants(text: str) -> dict[str, str]:
-    """Macros plus `constexpr int NAME = ...;` values, for evaluating constant expressions (template arguments)."""
+    """Macros plus `constexpr int NAME = ...;` values: the source's named constants, as expressions."""
     out = dict(scanner.macros(text))
     for m in re.finditer(r"constexpr\s+(?:int|unsigned|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
         out.setdefault(m.group(1), f"({m.group(2)})")

@@ -13,7 +13,7 @@ import re
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import Task
-from generator.sim import correctness
+from generator.sim import correctness, grid_tail
 
 # the benchmark's three lines: time, speedups, achieved figures (memory- or compute-bound wording)
 _BENCHMARK = re.compile(r"^time: (\S+) ms \(median of 100 runs\)\nspeedup: (\S+)x vs baseline \((\S+) ms\)"
@@ -21,8 +21,11 @@ _BENCHMARK = re.compile(r"^time: (\S+) ms \(median of 100 runs\)\nspeedup: (\S+)
 _OK_FLOAT = re.compile(r"^correctness: ok \(max_abs_err = (\S+), max_rel_err = (\S+); atol = (\S+), rtol = (\S+)\)$", re.M)
 _OK_COUNT = re.compile(r"^correctness: ok \((?:bit-exact|ids): (\d+) / (\d+) ", re.M)
 _FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err = (\S+) \(rtol = (\S+)\)$", re.M)
-_FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), first (?:bad index:|at index) (\d+);"
-                         r"(?: all in the last tile \(indices (\d+)\.\.(\d+)\))?", re.M)
+_FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), "
+                         r"first (?:bad index:|at index) (\d+);", re.M)
+# a truncated grid's region (correctness.failed_text): the axis's tail, where it repeats, the block size, the blocks
+_UNCOMPUTED = re.compile(r"not computed: the last (\d+) of (\d+) (\w+)(?: in each of (\d+) (\w+))? "
+                         r"\((\w+) = (\d+): the grid launches (\d+) blocks for \2\)")
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
 _RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
@@ -104,8 +107,11 @@ def _failed(task, body: str) -> str | None:
         return f"counts {total} output elements; {task.op} at this shape writes {n}"
     if not (1 <= bad <= n and first < n and _near(said[3], 100 * bad / n, 2)):
         return f"{bad} / {total} mismatches ({said[3]}%) from index {first} do not fit {n} elements"
-    if said[6] is not None and (int(said[6]) != n - 1 or int(said[5]) != first):
-        return f"the last tile's indices {said[5]}..{said[6]} do not end at element {n - 1}"
+    uncomputed = _UNCOMPUTED.search(body)
+    if uncomputed is not None:
+        wrong = _uncomputed(task, uncomputed, bad, first)
+        if wrong:
+            return wrong
     reruns = _RERUNS.search(body)
     if reruns is not None and (len(set(reruns.groups())) == 1 or max(map(int, reruns.groups())) > n):
         return f"reruns with {', '.join(reruns.groups())} mismatches of {n} do not show a race varying run to run"
@@ -122,6 +128,25 @@ def _failed(task, body: str) -> str | None:
         return _tolerance_named(task, atol, rtol)
     if err <= atol + rtol * err / rel:
         return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
+    return None
+
+
+def _uncomputed(task, said: re.Match, bad: int, first: int) -> str | None:
+    """A truncated grid's region against the task's shape: the axis is one `grid_tail` models for the op, its
+    length is the task's, the stated blocks of the stated size leave the stated tail (0 < tail < block), and the
+    mismatch count and first index are that tail's elements."""
+    missed, extent, noun, outer, per, block_name, block, launched = said.groups()
+    missed, extent, block, launched = int(missed), int(extent), int(block), int(launched)
+    axis = next((a for a in grid_tail.AXES.get(task.op, {}).values() if a.noun == noun), None)
+    if axis is None:
+        return f"a grid that rounds down leaves no modelled {noun} of {task.op} uncomputed"
+    tail = grid_tail.tail_of(task, axis, block_name, block)
+    if extent != tail.extent or (launched, missed) != (tail.launched, tail.missed) or not (launched and missed):
+        return (f"the last {missed} of {extent} {noun} with {launched} blocks of {block}: {task.op} has "
+                f"{tail.extent} {noun}, which such blocks leave {tail.missed} of")
+    if (int(outer or 1), per or axis.per) != (tail.outer, axis.per) or (bad, first) != (tail.count, tail.first):
+        return (f"{bad} mismatches from index {first}: the last {missed} {noun} in each of {tail.outer} {axis.per} "
+                f"are {tail.count} elements from index {tail.first}")
     return None
 
 

@@ -32,8 +32,8 @@ from generator.kernels.faults import (FAULT_KINDS, Edit, Expected, NvccAt, Trito
                                       triton_expected, typo_options)
 from generator.kernels.scanner import CUDA_MACROS, DEFINE_LINE, IDENTIFIER, display_line, expand_macro, identifiers, code_view
 
-# static_smem_overflow and triton_fp8_unsupported read the compile target, which a family does not fix.
-CARRIED_KINDS = frozenset(FAULT_KINDS) - {"static_smem_overflow", "triton_fp8_unsupported"}
+# triton_fp8_unsupported reads the compile target, which a family does not fix.
+CARRIED_KINDS = frozenset(FAULT_KINDS) - {"triton_fp8_unsupported"}
 _MISSPELLING_KINDS = frozenset({"undefined_identifier", "triton_compilation_error"})
 _VIEW_DELIMITERS = re.compile(r"""[/*"'#\n]""")   # characters that could open a comment or string if inserted
 _MAX_VARYING = 64      # lines checked one by one against a render; past that, splitting it into lines is cheaper

@@ -29,14 +29,14 @@ FAULT_KINDS = (
     "undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg", "arch_unsupported",
     "static_smem_overflow", "triton_compilation_error", "triton_fp8_unsupported", "triton_dot_shape",
     "dyn_smem_over_cap", "triton_out_of_resources",
-    "missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction",
+    "missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction",
 )
-WRONG_RESULT_KINDS = ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction")
-OUTCOME_KINDS = ("arch_unsupported", "dyn_smem_over_cap", "triton_out_of_resources", "triton_dot_shape")
+WRONG_RESULT_KINDS = ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction")
+OUTCOME_KINDS = ("arch_unsupported", "static_smem_overflow", "dyn_smem_over_cap", "triton_out_of_resources",
+                 "triton_dot_shape")
 TEXT_KINDS = {
-    "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg",
-             "static_smem_overflow") + WRONG_RESULT_KINDS,
-    "triton": ("triton_compilation_error", "triton_fp8_unsupported", "off_by_one_mask", "wrong_stride",
+    "cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg") + WRONG_RESULT_KINDS,
+    "triton": ("triton_compilation_error", "triton_fp8_unsupported", "truncated_grid", "wrong_stride",
                "dropped_scale", "racy_reduction"),
 }
 STATIC_SMEM_LIMIT = {"sm_90a": 0x38C00, "sm_100a": 0x38C00, "sm_120a": 0x18C00}   # else 0xC000 (48 KB)
@@ -50,7 +50,7 @@ class Expected:
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
-    message: str             # the first diagnostic line as printed
+    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M")
     context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
     n_errors: int = 1        # nvcc's "N errors detected" count
 
@@ -714,28 +714,6 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
     return out
 
 
-_TYPE_SIZES = {"float": 4, "int": 4, "unsigned": 4, "uint32_t": 4, "int32_t": 4, "acc_t": 4, "half": 2,
-               "__half": 2, "__nv_bfloat16": 2, "short": 2, "half2": 4, "__half2": 4, "__nv_bfloat162": 4,
-               "float2": 8, "float4": 16, "int4": 16, "uint4": 16, "uint2": 8, "double": 8, "int64_t": 8,
-               "uint64_t": 8, "char": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1}
-# a static `__shared__` array (not `extern`): the plain `(?<!extern )__shared__...` with the lookbehind after the
-# word, so the pattern starts with a literal the regex engine skips to (a leading lookbehind made it try every
-# offset: ~170 us a render, ~10 us so)
-_SHARED = re.compile(r"__shared__(?<!extern __shared__)\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+"
-                     r"([A-Za-z_]\w*)\s*((?:\[[^\]]+\])+)\s*;")
-
-
-def _type_size(text: str, typ: str) -> int | None:
-    for _ in range(4):
-        if typ in _TYPE_SIZES:
-            return _TYPE_SIZES[typ]
-        m = re.search(rf"typedef\s+([\w\s]+?)\s+{typ}\s*;|using\s+{typ}\s*=\s*([\w\s]+?)\s*;", text)
-        if not m:
-            return None
-        typ = (m.group(1) or m.group(2)).split()[-1]
-    return None
-
-
 def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
     expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: macros.get(m.group(0), m.group(0)), expr)
     expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
@@ -747,55 +725,9 @@ def _int_eval(expr: str, macros: dict[str, str]) -> int | None:
         return None
 
 
-def _shared_array_sites(source: Source) -> list[tuple[re.Match, int, tuple]]:
-    """Static `__shared__` arrays used at least twice in their kernel (the match, element size, kernel). Most
-    renders declare none (dynamic shared memory): they skip the scans."""
-    if not _SHARED.search(source.text):
-        return []
-    code = scanner.code_view(source.text, "cuda")
-    kernels = _kernels(code)
-    sites = []
-    for m in _SHARED.finditer(source.text):
-        if code[m.start():m.start() + 10] != "__shared__":
-            continue
-        size = _type_size(source.text, m.group(1))
-        kernel = next((k for k in kernels if k[1] <= m.start() < k[2]), None)
-        if size and kernel and len(scanner.value_uses(code, m.group(2), m.end(), kernel[2])) >= 2:
-            sites.append((m, size, kernel))
-    return _live(sites, source, lambda s: s[0].start())
-
-
-def _draw_static_smem_overflow(source: Source, sites: list, rng) -> tuple:
-    return _pick(sites, "static_smem_overflow", source, rng), (4, 16, 32, 64)[_index(rng, 4)]
-
-
-def _make_static_smem_overflow(source: Source, sites: list, choice: tuple):
-    """One array grown past the target's static limit by `choice[1]` KB; ptxas names the kernel's total."""
-    (m, size, kernel), over_kb = sites[choice[0]], choice[1]
-    macros = _constants(source.text)
-    limit = STATIC_SMEM_LIMIT.get(source.compile_arch, 0xC000)
-    target = limit + 1024 * over_kb
-    dims = re.findall(r"\[([^\]]+)\]", m.group(3))
-    inner = 1
-    for d in dims[1:]:
-        inner *= _int_eval(d, macros) or 1
-    first = -(-target // (size * inner))
-    new_decl = source.text[m.start():m.start(3)] + f"[{first}]" + "".join(f"[{d}]" for d in dims[1:]) + ";"
-    total = first * inner * size
-    for other in _SHARED.finditer(source.text, kernel[1], kernel[2]):
-        if other.start() != m.start():
-            n = 1
-            for d in re.findall(r"\[([^\]]+)\]", other.group(3)):
-                n *= _int_eval(d, macros) or 0
-            total += n * (_type_size(source.text, other.group(1)) or 0)
-    entry = _mangle(source.text, scanner.code_view(source.text, "cuda"), kernel)
-    msg = f"ptxas error   : Entry function '{entry}' uses too much shared data (0x{total:x} bytes, 0x{limit:x} max)"
-    return Edit(m.start(), m.end(), new_decl), Expected("compile_error", "static_smem_overflow", "ptxas", None, msg)
-
-
 @lru_cache(maxsize=64)
 def _constants(text: str) -> dict[str, str]:
-    """Macros plus `constexpr int NAME = ...;` values, for evaluating array sizes."""
+    """Macros plus `constexpr int NAME = ...;` values: the source's named constants, as expressions."""
     out = dict(scanner.macros(text))
     for m in re.finditer(r"constexpr\s+(?:int|unsigned|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
         out.setdefault(m.group(1), f"({m.group(2)})")
@@ -912,30 +844,54 @@ def _barrier_sites(source: Source) -> list[Edit]:
     return _live(sites, source, lambda s: s.start)
 
 
-_LESS_THAN = re.compile(r"[\w\]]\s*(<)\s*[A-Za-z_(]")
+# One axis of a launch grid as a ceiling division: CUDA `dim3 grid(..., (E + B - 1) / B, ...)` (a `(unsigned)` cast
+# allowed), Triton `grid = (..., triton.cdiv(E, B), ...)`; an axis that multiplies two divisions (a 1-D grid over
+# tiles) is no site: which tiles it drops depends on the kernel's tile order.
+_GRID = {"cuda": re.compile(r"\bdim3\s+grid\s*\("), "triton": re.compile(r"(?<![\w.])grid\s*=\s*\(")}
+_GRID_AXIS = {"cuda": re.compile(r"(?P<cast>\(unsigned\)\s*\()?(?P<div>\((?P<extent>\w+)\s*\+\s*(?P<block>\w+)"
+                                  r"\s*-\s*1\)\s*/\s*(?P=block))(?(cast)\))"),
+              "triton": re.compile(r"(?P<div>triton\.cdiv\((?P<extent>\w+),\s*(?P<block>\w+)\))")}
 
 
-IF_PAREN = re.compile(r"if\s*\(")
-
-
-def _mask_sites(source: Source) -> list[Edit]:
-    """A bounds check's `<` made `<=`."""
+def _grid_sites(source: Source) -> list[tuple[Edit, str]]:
+    """A launch grid's ceiling division made a floor division (the edit, and "E / B" for the report), in code the
+    compiler instantiates."""
     code = scanner.code_view(source.text, source.lang)
+    floor = " / " if source.lang == "cuda" else " // "
     sites = []
-    if source.lang == "cuda":
-        for cond in IF_PAREN.finditer(code):  # `\bif\s*\(`, its `\b` checked here: the regex skips ahead to each `if`
-            if cond.start() > 0 and scanner.is_word_char(code[cond.start() - 1]):
-                continue
-            end = code.find(")", cond.end())
-            while code.count("(", cond.end(), end) > code.count(")", cond.end(), end):
-                end = code.find(")", end + 1)
-            sites += [m.start(1) for m in _LESS_THAN.finditer(code, cond.end(), end)
-                      if code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
-    else:
-        for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
-            sites += [m.start() + c.start(1) for c in _LESS_THAN.finditer(m.group(0))
-                      if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
-    return [Edit(pos, pos + 1, "<=") for pos in _live(sites, source, lambda s: s)]
+    for grid in _GRID[source.lang].finditer(code):
+        for start, end in _top_level_args(code, grid.end()):
+            axis = _GRID_AXIS[source.lang].fullmatch(code, start, end)
+            if axis:
+                extent, block = axis["extent"], axis["block"]
+                edit = Edit(axis.start("div"), axis.end("div"), f"{extent}{floor}{block}")
+                sites.append((edit, f"{extent} / {block}"))
+    return _live(sites, source, lambda s: s[0].start)
+
+
+def _top_level_args(code: str, pos: int) -> list[tuple[int, int]]:
+    """(start, end) of each argument, spaces trimmed, of the call or tuple whose `(` ends just before `pos`."""
+    out, depth, start = [], 0, pos
+    for i in range(pos, len(code)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+        elif ch in ",)" and not depth:
+            piece = code[start:i]
+            if piece.strip():
+                lead = len(piece) - len(piece.lstrip())
+                out.append((start + lead, start + len(piece.rstrip())))
+            if ch == ")":
+                return out
+            start = i + 1
+    return out
+
+
+def _make_truncated_grid(source: Source, sites: list, choice: tuple):
+    edit, division = sites[choice[0]]
+    return edit, replace(_wrong("truncated_grid"), message=division)
 
 
 _TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))")
@@ -1250,10 +1206,9 @@ MAKERS = {
     "missing_semicolon": FaultMaker(_SemicolonSites, _draw_missing_semicolon, _make_missing_semicolon),
     "type_mismatch": FaultMaker(_type_mismatch_sites, _draw_type_mismatch, _make_type_mismatch),
     "wrong_template_arg": FaultMaker(_template_arg_sites, _draw_wrong_template_arg, _make_wrong_template_arg),
-    "static_smem_overflow": FaultMaker(_shared_array_sites, _draw_static_smem_overflow, _make_static_smem_overflow),
     "missing_syncthreads": FaultMaker(_barrier_sites, _one_site("missing_syncthreads"),
                                       _site_edit("missing_syncthreads")),
-    "off_by_one_mask": FaultMaker(_mask_sites, _one_site("off_by_one_mask"), _site_edit("off_by_one_mask")),
+    "truncated_grid": FaultMaker(_grid_sites, _one_site("truncated_grid"), _make_truncated_grid),
     "wrong_stride": FaultMaker(_stride_sites, _draw_wrong_stride, _make_wrong_stride),
     "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _site_edit("dropped_scale")),
     "racy_reduction": FaultMaker(_reduction_sites, _one_site("racy_reduction"), _site_edit("racy_reduction")),

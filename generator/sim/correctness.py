@@ -8,9 +8,10 @@ u = 2^-p) times the output's magnitude, and with the accumulation error of the r
 variant sums it (`accumulation_error`): a running sum of n terms grows like u sqrt(n) (Higham, "Accuracy and
 Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound), so a tree or a split shortens the
 chains, and Hopper's fp8 tensor cores keep the running sum in fewer bits than fp32. A wrong
-result shows its bug's signature: a missed tail fails only in the last tile, a race differs from run to run, a
-dropped scale is off nearly everywhere. The element counts are those of the op's output tensors (`OUTPUTS`), so a
-report's mismatches and indices lie inside what the kernel writes. String formatting only: called on every step.
+result shows its bug's signature: a grid that rounds down leaves the last indices of one output axis uncomputed
+(`grid_tail`), a race differs from run to run, a dropped scale is off nearly everywhere. The element counts are
+those of the op's output tensors (`OUTPUTS`), so a report's mismatches and indices lie inside what the kernel
+writes. String formatting only: called on every step.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from functools import lru_cache
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
+from generator.sim.grid_tail import Tail
 
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
 TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),
@@ -44,7 +46,6 @@ FP8_TC_ACC_U = 0.02 / math.sqrt(4096)
 FP8_MMA_K = 32            # K of one e4m3 mma.sync (m16n8k32) or wgmma (m64nNk32): a promotion per instruction
 # e4m3 (OCP 8-bit FP spec): largest normal 448 = 1.75 * 2^8, 3 mantissa bits, so values in [256, 448] are 32 apart
 E4M3_MAX, E4M3_TOP_BINADE, E4M3_TOP_ULP = 448.0, 256.0, 32.0
-TILE = 64                 # elements of the last tile a missed tail leaves unwritten (a typical block extent)
 # Inputs are drawn N(0, 1): a sum over L terms has |ref| up to ~4 sqrt(L); attention outputs 4 sqrt(e / keys)
 # (`_largest_attention_output`); normalized outputs up to ~4.
 _SUM_CLASSES = frozenset({"gemm", "gemv", "conv"})
@@ -246,14 +247,18 @@ def _ok_line(abs_err: float, rel_err: float, atol: float, rtol: float) -> str:
             f"atol = {atol:g}, rtol = {rtol:g})")
 
 
-def failed_text(task, kind: str | None, u) -> str:
-    """The report of a wrong result caused by fault `kind` (`u`: four uniforms in [0, 1))."""
+def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
+    """The report of a wrong result caused by fault `kind` (`u`: four uniforms in [0, 1); `tail`: what a
+    truncated grid leaves uncomputed, `grid_tail.unwritten`)."""
     n, magnitude = _facts(task)[:2]
-    if kind == "off_by_one_mask":          # the last tile's tail is never written: garbage there only
-        bad = max(1, min(n, int(1 + (TILE - 1) * u[0])))
-        first = n - bad
+    if kind == "truncated_grid":           # no block for the axis's last indices: those outputs only
+        if tail is None:
+            raise ValueError("a truncated grid's report needs the tail it leaves (grid_tail.unwritten)")
+        bad, first = tail.count, tail.first
         err = magnitude * (1 + 9 * u[2])
-        where = f"all in the last tile (indices {first}..{n - 1})"
+        scope = f" in each of {tail.outer} {tail.axis.per}" if tail.outer > 1 else ""
+        where = (f"not computed: the last {tail.missed} of {tail.extent} {tail.axis.noun}{scope} ({tail.block_name}"
+                 f" = {tail.block}: the grid launches {tail.launched} blocks for {tail.extent})")
     elif kind == "dropped_scale":          # a factor missing everywhere: nearly every element is off
         bad = max(1, int(n * (0.97 + 0.03 * u[0])))
         first = int(3 * u[1])

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from generator.sim import correctness
+from generator.kernels import full_params
+from generator.sim import correctness, grid_tail
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 
@@ -42,8 +43,11 @@ def _compile_error(task, expected) -> str:
     return (f"compile: ok ({gpu.arch})\nlaunch: FAILED\nRuntimeError: {expected.message}{detail}")
 
 
-def _correctness(task, kind: str | None, rng) -> str:
-    return correctness.failed_text(task, kind, rng.random(4) if rng is not None else (0.5, 0.5, 0.5, 0.5))
+def _correctness(task, expected, rng, variant, params) -> str:
+    tail = grid_tail.unwritten(task, expected.message, full_params(variant, params)) if (
+        expected.kind == "truncated_grid") else None
+    return correctness.failed_text(task, expected.kind, rng.random(4) if rng is not None else (0.5, 0.5, 0.5, 0.5),
+                                   tail)
 
 
 @lru_cache(maxsize=64)
@@ -84,7 +88,7 @@ def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, 
     if expected.status in ("compile_error", "launch_error"):
         return _compile_error(task, expected)
     if expected.status == "wrong_result":
-        return _correctness(task, expected.kind, rng)
+        return _correctness(task, expected, rng, variant, params)
     if time_ms is None or baseline_ms is None:
         raise ValueError("an ok result needs time_ms and baseline_ms for its benchmark report")
     return _benchmark(task, time_ms, baseline_ms, best_ms, rng, variant, params)

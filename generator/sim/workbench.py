@@ -13,9 +13,9 @@ from functools import lru_cache
 import numpy as np
 
 from generator.catalog import calibration, perf
-from generator.sim import feedback
+from generator.sim import feedback, grid_tail
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, Style, render, triton_dot
+from generator.kernels import Source, Style, full_params, render, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
@@ -25,8 +25,8 @@ TIME_DIGITS = 5                      # significant digits of every *_ms field
 # Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
 COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg"),
                   "triton": ("triton_compilation_error",)}
-WRONG_FAULTS = {"cuda": ("missing_syncthreads", "off_by_one_mask", "wrong_stride", "dropped_scale", "racy_reduction"),
-                "triton": ("off_by_one_mask", "wrong_stride", "dropped_scale")}
+WRONG_FAULTS = {"cuda": ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction"),
+                "triton": ("truncated_grid", "wrong_stride", "dropped_scale")}
 # A tune edit changes constants only and carries no mistake of its own: what its new values break (a static array
 # past the 48 KB cap, shared memory or registers past a launch limit) is the clean render's outcome (expect_clean).
 EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
@@ -166,7 +166,7 @@ class Workbench:
         source, expected, model = self._clean(tag, params, style)
         lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(tag, source, rng, p_wrong, style, lines)
+            edited = self._edit_mistake(tag, params, source, rng, p_wrong, style, lines)
             if edited is not None and edited[0].text != replaces:
                 source, expected, lines = edited
         time_ms = None
@@ -176,7 +176,10 @@ class Workbench:
             time_ms = sig(self.ceiling if self.ceiling > noisy else noisy)       # max(noisy, ceiling)
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
-    def _edit_mistake(self, tag: str, source: Source, rng: np.random.Generator, p_wrong: float, style, lines: int):
+    def _edit_mistake(self, tag: str, params: dict, source: Source, rng: np.random.Generator, p_wrong: float, style,
+                      lines: int):
+        """A mistake of a random kind that has a site in `source` and changes what the candidate does: a grid
+        that rounds down is one only where it leaves a tail uncomputed for this task and `params` (grid_tail)."""
         impl = self.task.impl
         kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
@@ -185,9 +188,12 @@ class Workbench:
         families = ((self.task.op, impl, tag, lines, style), (self.task.op, impl, tag, self.task.dtype, style))
         for kind in kinds:
             try:
-                return inject_like(source, kind, rng, *families)
+                edited = inject_like(source, kind, rng, *families)
             except NoFaultSite:
                 continue
+            if kind != "truncated_grid" or grid_tail.unwritten(self.task, edited[1].message,
+                                                               full_params(self.by_tag[tag], params)):
+                return edited
         return None
 
     def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:

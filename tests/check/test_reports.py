@@ -113,3 +113,21 @@ def test_the_task_turn_states_the_rows_task(sessions):
     turn = row["messages"][1]
     turn["content"] = _swap(turn["content"], r"^Compile target: \S+", "Compile target: sm_75.")
     assert any(p.startswith("task_turn: task turn line") for p in semantic.check("session", row))
+
+
+def test_truncated_grid_lies_are_named():
+    """A truncated grid's region is recomputed from the shape: a tail the stated blocks do not leave, and counts
+    or a first index that are not that tail's elements, are named."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness, grid_tail
+    task = Task("fp8_blockwise_gemm", "cuda", "h100", "fp8", (("M", 4096), ("N", 2112), ("K", 7168)))
+    text = correctness.failed_text(task, "truncated_grid", (0.5, 0.5, 0.5, 0.5),
+                                   grid_tail.unwritten(task, "N / BLOCK_N", {"BLOCK_N": 128}))
+    assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+    no_tail = _swap(text, r"last 64 of 2112 columns(.*)BLOCK_N = 128: the grid launches 16 blocks",
+                    r"last 64 of 2112 columns\1BLOCK_N = 64: the grid launches 33 blocks")
+    assert "which such blocks leave 0" in reports.problem(task, "wrong_result", no_tail, None, 1.0, None)
+    shifted = _swap(text, r"first bad index: 2048", "first bad index: 2047")
+    assert "elements from index 2048" in reports.problem(task, "wrong_result", shifted, None, 1.0, None)
+    rows = _swap(text, r"of 2112 columns in each of 4096 rows", "of 2112 rows")
+    assert "has 4096 rows" in reports.problem(task, "wrong_result", rows, None, 1.0, None)

@@ -200,3 +200,22 @@ def test_a_missing_semicolon_is_never_made_after_a_type_alias():
             continue
         dropped |= {n for n, (a, b) in enumerate(zip(text.split("\n"), broken.text.split("\n"))) if a != b}
     assert dropped and not dropped & {2, 4}     # the alias lines (0-based 2 and 4) keep their ';'
+
+
+@pytest.mark.parametrize("impl, tag, ceiling, floor", [
+    ("cuda", "smem_tiled", r"\(([MN]) \+ (BLOCK_[MN]) - 1\) / \2", r"\1 / \2"),
+    ("triton", "naive", r"triton\.cdiv\(([MN]), (BLOCK_[MN])\)", r"\1 // \2"),
+])
+def test_a_truncated_grid_floors_one_axis_of_the_launch_grid(impl, tag, ceiling, floor):
+    """The edit is the launch grid's ceiling division over one output axis made a floor division (a `<` made
+    `<=` in 0.6.3, which leaves no tail unwritten), and its report names that division for grid_tail."""
+    variant = next(v for v in variants_for("gemm_fp16", impl) if v.tag == tag)
+    src = render(_task("gemm_fp16", impl, "h100"), variant, {})
+    grid_line = next(line for line in src.text.splitlines() if re.search(r"\bgrid\s*=\s*\(|dim3 grid\(", line))
+    floored = {re.sub(ceiling, floor, m.group(0)).replace("//", "/"):
+               src.text.replace(grid_line, grid_line.replace(m.group(0), re.sub(ceiling, floor, m.group(0))), 1)
+               for m in re.finditer(ceiling, grid_line)}
+    assert set(floored) == {"M / BLOCK_M", "N / BLOCK_N"}
+    for seed in range(6):
+        edited, expected = inject(src, "truncated_grid", _rng(seed))
+        assert expected.status == "wrong_result" and edited.text == floored[expected.message]

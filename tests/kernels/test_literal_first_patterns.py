@@ -14,13 +14,10 @@ from generator.kernels import faults, render, scanner
 from generator.kernels.style import draw_style
 
 _PLAIN = {
-    "_SHARED": r"(?<!extern )__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)"
-               r"\s*((?:\[[^\]]+\])+)\s*;",
     "_KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
                r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{",
 }
-_EDGES = ["__shared__ float a[4];", "extern __shared__ float a[4];", "xtern __shared__ float b[2][3];",
-          "template <int N> __global__ void k(int x) {}", "template <int N>\n__device__ void h() {}\n__global__ k(float a) {",
+_EDGES = ["template <int N> __global__ void k(int x) {}", "template <int N>\n__device__ void h() {}\n__global__ k(float a) {",
           "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {"]
 
 

@@ -1,6 +1,8 @@
-"""The workbench's rounding of measured times."""
+"""The workbench: its rounding of measured times, and the mistakes it draws only where they change the result."""
 import math
 import random
+
+import numpy as np
 
 from generator.sim.workbench import sig
 
@@ -13,3 +15,34 @@ def test_sig_gives_the_text_of_a_g_format_with_that_many_digits():
         for x in values:
             assert sig(x, digits) == float(f"{x:.{digits}g}")
             assert isinstance(sig(x, digits), float)
+
+
+def _submitted_faults(task, tries=12):
+    """(variant, params, outcome) of faulty submits of every legal variant's first configurations."""
+    from generator.sim.workbench import Workbench
+    wb, rng = Workbench(task), np.random.default_rng(7)
+    return wb, [(v, p, wb.submit(v.tag, p, rng, fault=True, p_wrong=1.0)) for v in wb.variants if wb.legal[v.tag]
+                for p in wb.grid(v.tag)[:4] for _ in range(tries)]
+
+
+def test_a_truncated_grid_is_drawn_only_where_it_leaves_a_tail():
+    """Every GEMM block divides 4096 x 4096: a grid that rounds down launches the same blocks, so no candidate
+    fails by it (0.6.3 reported a last-tile failure for a `<` made `<=` that no thread reached). N = 2112 leaves
+    64 columns: there it is drawn, and its report names the step's own block and the tail it leaves."""
+    from generator.catalog.tasks import all_tasks
+    from generator.check import reports
+    square = next(t for t in all_tasks() if t.op == "gemm_fp16" and t.impl == "cuda" and t.shape_dict()["N"] == 4096
+                  and t.shape_dict()["M"] == 4096)
+    _wb, outcomes = _submitted_faults(square)
+    kinds = {out.expected.kind for _v, _p, out in outcomes if out.status == "wrong_result"}
+    assert kinds and "truncated_grid" not in kinds and "off_by_one_mask" not in kinds
+    ragged = next(t for t in all_tasks() if t.op == "fp8_blockwise_gemm" and t.impl == "cuda"
+                  and t.shape_dict()["N"] == 2112)
+    wb, outcomes = _submitted_faults(ragged)
+    truncated = [(v, p, out) for v, p, out in outcomes if out.expected.kind == "truncated_grid"]
+    assert truncated
+    for v, p, out in truncated:
+        assert out.expected.message == "N / BLOCK_N" and "N / BLOCK_N" in out.source.text
+        text = wb.feedback(out, None, np.random.default_rng(0))
+        assert reports.problem(ragged, "wrong_result", text, None, wb.fields["baseline_ms"], None) is None
+        assert f"(BLOCK_N = {p['BLOCK_N']}: the grid launches {2112 // p['BLOCK_N']} blocks" in text

@@ -45,3 +45,20 @@ def test_a_literal_first_pattern_finds_what_its_plain_pattern_finds(name):
         assert matches == [(m.span(), m.groups()) for m in plain.finditer(text)], text[:120]
         found += len(matches)
     assert found > 20
+
+
+_PLAIN_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*(?:\\\n[^\n]*)*',
+                             re.S | re.M)
+_VIEW_EDGES = ["#include <a.h>\nint x; // c", "  # define A 1 \\\n  + 2\nint y = A;", "/* c */\n#pragma unroll\nfor (;;) {}",
+               "/* a\n b */ #define NOT_A_DIRECTIVE 1", 'char* s = "# not a directive\\n";\n#endif', "x;\n\n\t#if 1\n#endif"]
+
+
+def test_code_view_blanks_what_the_plain_directive_pattern_finds():
+    """code_view's newline-led directive pattern blanks exactly what the plain `^[ \\t]*#` (re.M) pattern does."""
+    texts = _VIEW_EDGES + [text for text in _texts()[len(_EDGES)::2]]
+    directives = 0
+    for text in texts:
+        plain = _PLAIN_C_TOKENS.sub(scanner.blank, text)
+        assert scanner.code_view(text, "cuda") == plain, text[:120]
+        directives += sum(m.group(0).lstrip().startswith("#") for m in _PLAIN_C_TOKENS.finditer(text))
+    assert directives > 100

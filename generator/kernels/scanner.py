@@ -185,7 +185,9 @@ def display_line(code_line: str, col: int, macro: Callable[[str], str | None]) -
 NOT_FUNCS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__", "asm"}
 
 
-TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
+# the plain `\btemplate\s*<` with the word boundary checked after the literal, so the regex engine skips to each
+# `template` (tests/kernels/test_literal_first_patterns.py)
+TEMPLATE_HEAD = re.compile(r"template(?<!\wtemplate)\s*<")
 
 
 def skip_space_back(code: str, j: int) -> int:

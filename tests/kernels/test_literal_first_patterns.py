@@ -1,5 +1,6 @@
 """Fault patterns rewritten to start with a literal (so the regex engine skips to it) find what their plain forms
-find, over styled renders of the catalog (text and code view) and edge cases."""
+find, over styled renders of the catalog (text and code view) and edge cases; lookups rewritten to start from a
+literal's matches answer as the plain reading does."""
 from __future__ import annotations
 
 import random
@@ -10,18 +11,22 @@ import pytest
 
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import variants_for
-from generator.kernels import faults, render, scanner
+from generator.kernels import diagnostics, faults, render, scanner
 from generator.kernels.style import draw_style
 
 _PLAIN = {
-    "_SHARED": r"(?<!extern )__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)"
+    "diagnostics._NAMESPACE_CONSTANT": r"^constexpr\s+[\w:]+\s+([A-Za-z_]\w*)\s*=",
+    "scanner.TEMPLATE_HEAD": r"\btemplate\s*<",
+    "faults._SHARED": r"(?<!extern )__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)"
                r"\s*((?:\[[^\]]+\])+)\s*;",
-    "_KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
+    "faults._KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
                r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{",
 }
 _EDGES = ["__shared__ float a[4];", "extern __shared__ float a[4];", "xtern __shared__ float b[2][3];",
           "template <int N> __global__ void k(int x) {}", "template <int N>\n__device__ void h() {}\n__global__ k(float a) {",
-          "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {"]
+          "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {",
+          "template <int N> __device__ void f(int);\n__global__ void g() {}", "a_template<int> x; template<int M>",
+          "constexpr int A = 1;\nconstexpr int B = 2;", "x constexpr int C = 3;\n constexpr int D = 4;\n\nconstexpr E = 5;"]
 
 
 def _texts() -> list[str]:
@@ -38,7 +43,8 @@ def _texts() -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(_PLAIN))
 def test_a_literal_first_pattern_finds_what_its_plain_pattern_finds(name):
-    fast, plain = getattr(faults, name), re.compile(_PLAIN[name])
+    module, attribute = name.split(".")
+    fast, plain = getattr({"faults": faults, "diagnostics": diagnostics, "scanner": scanner}[module], attribute), re.compile(_PLAIN[name], re.M)
     found = 0
     for text in _texts():
         matches = [(m.span(), m.groups()) for m in fast.finditer(text)]
@@ -62,3 +68,15 @@ def test_code_view_blanks_what_the_plain_directive_pattern_finds():
         assert scanner.code_view(text, "cuda") == plain, text[:120]
         directives += sum(m.group(0).lstrip().startswith("#") for m in _PLAIN_C_TOKENS.finditer(text))
     assert directives > 100
+
+
+def test_template_blocks_are_the_blocks_whose_head_holds_template():
+    """_template_blocks, found from the `template <`s, is every block whose own head holds one."""
+    codes = [text for text in _texts()[len(_EDGES) + 1::2]] + [scanner.code_view(text, "cuda") for text in _EDGES]
+    found = 0
+    for code in codes:
+        opens = scanner.blocks(code)[0]
+        plain = {i for i, o in enumerate(opens) if scanner.TEMPLATE_HEAD.search(diagnostics._head(code, o))}
+        assert diagnostics._template_blocks(code) == plain, code[:120]
+        found += len(plain)
+    assert found > 20

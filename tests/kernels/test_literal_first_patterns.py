@@ -80,3 +80,23 @@ def test_template_blocks_are_the_blocks_whose_head_holds_template():
         assert diagnostics._template_blocks(code) == plain, code[:120]
         found += len(plain)
     assert found > 20
+
+
+_TYPEDEF_EDGES = ["typedef half scalar_t;\nint value = 1;", "x; typedef int T; int y = 1;", "  typedef struct { int a = 0; } S; float b;",
+                  "mytypedef int q;", "int z = 2; typedef float F", "typedefx int w = 3;"]
+
+
+def test_declarations_skip_the_typedef_statements_a_per_statement_reading_skips():
+    """_declarations, reading the few `typedef` statements once, skips what reading each match's statement skips."""
+    def plain(code):
+        return [faults.declaration_of(m) for m in faults.DECL.finditer(code)
+                if not ({*faults.declaration_of(m)[:2]} & faults._C_KEYWORDS)
+                and not code.startswith("typedef", scanner.skip_space(code, faults._statement_start(code, m.start()),
+                                                                       m.start()))]
+    codes = [text for text in _texts()[len(_EDGES) + 1::2]] + _TYPEDEF_EDGES
+    skipped = 0
+    for code in codes:
+        assert faults._declarations(code) == plain(code), code[:120]
+        skipped += sum(code.startswith("typedef", scanner.skip_space(code, faults._statement_start(code, m.start()),
+                                                                     m.start())) for m in faults.DECL.finditer(code))
+    assert skipped > 20

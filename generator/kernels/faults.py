@@ -515,8 +515,10 @@ def _make_missing_semicolon(source: Source, sites: _SemicolonSites, choice: tupl
 _LITERAL_TYPES = tuple((name, re.compile(pat)) for name, pat in (
     ("float", r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]"), ("double", r"-?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?"),
     ("int", r"-?\d+")))
-# a scalar declared from a value (the guard and possessive quantifiers as in DECL)
-SCALAR_INIT = re.compile(r"(?=[fida])(?<![\w.])(float|int|acc_t|double)(\s+)([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
+# a scalar declared from a value (possessive quantifiers as in DECL); each type's lookbehind after its literal, so
+# the pattern starts with one of four letters the regex engine skips to (~1.5x faster than a leading guard)
+SCALAR_INIT = re.compile(r"(float(?<![\w.]float)|int(?<![\w.]int)|acc_t(?<![\w.]acc_t)|double(?<![\w.]double))(\s+)"
+                         r"([A-Za-z_]\w*+)\s*+=\s*([^;,()]+?)\s*;")
 _VECTOR_TYPES = record_diagnostics.VECTOR_TYPES     # the types whose operator notes are recorded
 
 

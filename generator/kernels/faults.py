@@ -948,10 +948,27 @@ def _mask_sites(source: Source) -> list[Edit]:
             sites += [m.start(1) for m in _LESS_THAN.finditer(code, cond.end(), end)
                       if code[m.start(1) + 1] not in "<=" and code[m.start(1) - 1] != "<"]
     else:
-        for m in re.finditer(r"^.*\bmask\b.*$", code, re.M):
-            sites += [m.start() + c.start(1) for c in _LESS_THAN.finditer(m.group(0))
-                      if c.group(0)[-1] != "<" and m.group(0)[c.start(1) + 1] not in "<="]
+        for start, line in _mask_lines(code):
+            sites += [start + c.start(1) for c in _LESS_THAN.finditer(line)
+                      if c.group(0)[-1] != "<" and line[c.start(1) + 1] not in "<="]
     return [Edit(pos, pos + 1, "<=") for pos in _live(sites, source, lambda s: s)]
+
+
+_MASK = re.compile(r"mask(?<!\wmask)(?!\w)")
+
+
+def _mask_lines(code: str) -> list[tuple[int, str]]:
+    """(offset, text) of each line holding the word `mask`, in order: what `^.*\\bmask\\b.*$` (re.M) finds, from the
+    word's matches (that pattern tried every line start and scanned each line: 10-30x slower)."""
+    out = []
+    end = -1
+    for m in _MASK.finditer(code):
+        start = code.rfind("\n", 0, m.start()) + 1
+        if start > end:                   # not the line of the previous match
+            end = code.find("\n", m.end())
+            end = len(code) if end < 0 else end
+            out.append((start, code[start:end]))
+    return out
 
 
 _TIMES_NAME = re.compile(r"[\w)\]]\s*\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->|::))")

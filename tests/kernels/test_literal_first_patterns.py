@@ -100,3 +100,21 @@ def test_declarations_skip_the_typedef_statements_a_per_statement_reading_skips(
         skipped += sum(code.startswith("typedef", scanner.skip_space(code, faults._statement_start(code, m.start()),
                                                                      m.start())) for m in faults.DECL.finditer(code))
     assert skipped > 20
+
+
+def test_mask_lines_are_the_lines_the_plain_pattern_finds():
+    """_mask_lines, from the word's matches, finds the lines `^.*\\bmask\\b.*$` (re.M) finds, over styled Triton renders."""
+    rand, rng = random.Random(17), np.random.default_rng(17)
+    tasks = [t for t in all_tasks() if t.impl == "triton"]
+    codes = ["mask = x < n\ny = tl.load(p, mask=mask)\nno_mask < 3\nmasks\n", "a mask\nmask"]
+    for task in rand.sample(tasks, 40):
+        variant = rand.choice(variants_for(task.op, task.impl, task.dtype))
+        text = render(task, variant, variant.default_params(), style=draw_style(rng, "triton")).text
+        codes.append(scanner.code_view(text, "triton"))
+    plain = re.compile(r"^.*\bmask\b.*$", re.M)
+    found = 0
+    for code in codes:
+        lines = [(m.start(), m.group(0)) for m in plain.finditer(code)]
+        assert faults._mask_lines(code) == lines, code[:120]
+        found += len(lines)
+    assert found > 40

@@ -87,12 +87,19 @@ TRITON_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120
 
 def triton_key(task, variant, params: dict, constants: tuple[str, ...]) -> tuple[str, ...]:
     """The table key; `constants` names the shape values the source binds (e.g. ("D",) for HEAD_DIM)."""
+    op, dtype, arch, bound = _task_key(task, constants)
+    return (op, variant.tag, dtype, arch, bound, ",".join(f"{k}={params[k]}" for k in variant.params if k not in PLACEMENT))
+
+
+@lru_cache(maxsize=1024)
+def _task_key(task, constants: tuple[str, ...]) -> tuple[str, str, str, str]:
+    """The task's part of its table keys (op, the dtype whose row it reads, arch, the bound shape values): the same
+    for every configuration of it a session checks (each launch check of a Triton candidate reads the table)."""
     from generator.catalog.hardware import GPUS
 
     shape = dict(task.shape)
-    return (task.op, variant.tag, SAME_ALLOCATION.get(task.dtype, task.dtype), f"sm_{GPUS[task.gpu].cc}",
-            ",".join(f"{k}={shape[k]}" for k in constants),
-            ",".join(f"{k}={params[k]}" for k in variant.params if k not in PLACEMENT))
+    return (task.op, SAME_ALLOCATION.get(task.dtype, task.dtype), f"sm_{GPUS[task.gpu].cc}",
+            ",".join(f"{k}={shape[k]}" for k in constants))
 
 
 def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int], frozenset[str]]:

@@ -22,6 +22,7 @@ Sites whose recovery is not this simple (the skipped statement holds a brace: ED
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,7 +56,9 @@ _TYPE_HEAD = (r"(?:(?:const|constexpr|static|unsigned|signed|long|short|volatile
               r"[A-Za-z_][\w:]*(?:<[^;{}]*>)?(?:\s+const)?(?:\s*[*&]+\s*|\s+)(?:const\s+)?(?:__restrict__\s+)?")
 _DECL_HEAD = re.compile(r"\s*" + _TYPE_HEAD + r"(?:[A-Za-z_]\w*\s*=[^;{}]*,\s*\**\s*)?")
 _FIRST_DECLARATOR = re.compile(_TYPE_HEAD + r"([A-Za-z_]\w*)\s*[=\[({;]")
-_NAMESPACE_CONSTANT = re.compile(r"^constexpr\s+[\w:]+\s+([A-Za-z_]\w*)\s*=", re.M)
+# `constexpr` at a line's start: the plain `^constexpr` (re.M) with the check after the literal, so the regex engine
+# skips to each `constexpr` instead of trying every offset (~3x faster; tests/kernels/test_literal_first_patterns.py)
+_NAMESPACE_CONSTANT = re.compile(r"constexpr(?<![^\n]constexpr)\s+[\w:]+\s+([A-Za-z_]\w*)\s*=")
 
 
 def _declaration(code: str, name: str, pos: int) -> int | None:
@@ -292,10 +295,17 @@ def in_template(code: str, pos: int) -> bool:
 
 @lru_cache(maxsize=64)
 def _template_blocks(code: str) -> frozenset[int]:
-    """The blocks whose head holds `template <`: each head read once per code, not once per question (asked for
-    every candidate site of several fault kinds)."""
+    """The blocks whose head (`_head` of its `{`) holds `template <`, once per code (asked for every candidate site of
+    several fault kinds): found from the code's few `template <`s, not by reading every block's head. A head runs
+    from the last `;`, `{` or `}` to its `{`, so a `template <` is in a head exactly when the first of those after it
+    is a `{`, that block's."""
     opens = scanner.blocks(code)[0]
-    return frozenset(i for i, o in enumerate(opens) if scanner.TEMPLATE_HEAD.search(_head(code, o)))
+    out = set()
+    for m in scanner.TEMPLATE_HEAD.finditer(code):
+        first = min((at for at in (code.find(c, m.end()) for c in ";{}") if at >= 0), default=-1)
+        if first >= 0 and code[first] == "{":
+            out.add(bisect.bisect_left(opens, first))
+    return frozenset(out)
 
 
 def _head(code: str, pos: int) -> str:

@@ -215,7 +215,7 @@ def styled_parts(texts: tuple[str, ...], lang: str, protected: frozenset[str],
     for each of those names (the template's own where it keeps it). Names are renamed over all the texts at once,
     so a name the snippet uses as a member or keyword keeps its name in the template too."""
     plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
-    renames = _renames(plan.names, lang, style, plan.taken | protected)
+    renames = _renames(plan.names, lang, style, plan.taken, protected)
     return _laid_out(plan, lang, style.layout()), {name: renames.get(name, name) for name in plan.names}
 
 
@@ -261,14 +261,17 @@ def _plan(texts: tuple[str, ...], lang: str, protected: frozenset[str]) -> _Plan
     return _Plan(tuple(plans), names, frozenset(taken))
 
 
-def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[str]) -> dict[str, str]:
+def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[str],
+             protected: frozenset[str] = frozenset()) -> dict[str, str]:
+    """This engineer's new name for each of `names` that gets one: never a name of `taken` or `protected`, nor one
+    already given (the sets are read as they are: joining them copied the unit's ~500 names on every bind)."""
     out: dict[str, str] = {}
-    used = set(taken)
+    given: set[str] = set()
     for word in sorted(names):
         new = style.name(word, lang)
-        if new != word and new not in used:
+        if new != word and new not in taken and new not in protected and new not in given:
             out[word] = new
-            used.add(new)
+            given.add(new)
     return out
 
 

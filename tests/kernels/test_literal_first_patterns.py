@@ -1,5 +1,6 @@
 """Fault patterns rewritten to start with a literal (so the regex engine skips to it) find what their plain forms
-find, over styled renders of the catalog (text and code view) and edge cases."""
+find, over styled renders of the catalog (text and code view) and edge cases; lookups rewritten to start from a
+literal's matches answer as the plain reading does."""
 from __future__ import annotations
 
 import random
@@ -10,15 +11,19 @@ import pytest
 
 from generator.catalog.tasks import all_tasks
 from generator.catalog.variants import variants_for
-from generator.kernels import faults, render, scanner
+from generator.kernels import diagnostics, faults, render, scanner
 from generator.kernels.style import draw_style
 
 _PLAIN = {
-    "_KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
+    "diagnostics._NAMESPACE_CONSTANT": r"^constexpr\s+[\w:]+\s+([A-Za-z_]\w*)\s*=",
+    "scanner.TEMPLATE_HEAD": r"\btemplate\s*<",
+    "faults._KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
                r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{",
 }
 _EDGES = ["template <int N> __global__ void k(int x) {}", "template <int N>\n__device__ void h() {}\n__global__ k(float a) {",
-          "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {"]
+          "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {",
+          "template <int N> __device__ void f(int);\n__global__ void g() {}", "a_template<int> x; template<int M>",
+          "constexpr int A = 1;\nconstexpr int B = 2;", "x constexpr int C = 3;\n constexpr int D = 4;\n\nconstexpr E = 5;"]
 
 
 def _texts() -> list[str]:
@@ -35,10 +40,61 @@ def _texts() -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(_PLAIN))
 def test_a_literal_first_pattern_finds_what_its_plain_pattern_finds(name):
-    fast, plain = getattr(faults, name), re.compile(_PLAIN[name])
+    module, attribute = name.split(".")
+    fast, plain = getattr({"faults": faults, "diagnostics": diagnostics, "scanner": scanner}[module], attribute), re.compile(_PLAIN[name], re.M)
     found = 0
     for text in _texts():
         matches = [(m.span(), m.groups()) for m in fast.finditer(text)]
         assert matches == [(m.span(), m.groups()) for m in plain.finditer(text)], text[:120]
         found += len(matches)
     assert found > 20
+
+
+_PLAIN_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*(?:\\\n[^\n]*)*',
+                             re.S | re.M)
+_VIEW_EDGES = ["#include <a.h>\nint x; // c", "  # define A 1 \\\n  + 2\nint y = A;", "/* c */\n#pragma unroll\nfor (;;) {}",
+               "/* a\n b */ #define NOT_A_DIRECTIVE 1", 'char* s = "# not a directive\\n";\n#endif', "x;\n\n\t#if 1\n#endif"]
+
+
+def test_code_view_blanks_what_the_plain_directive_pattern_finds():
+    """code_view's newline-led directive pattern blanks exactly what the plain `^[ \\t]*#` (re.M) pattern does."""
+    texts = _VIEW_EDGES + [text for text in _texts()[len(_EDGES)::2]]
+    directives = 0
+    for text in texts:
+        plain = _PLAIN_C_TOKENS.sub(scanner.blank, text)
+        assert scanner.code_view(text, "cuda") == plain, text[:120]
+        directives += sum(m.group(0).lstrip().startswith("#") for m in _PLAIN_C_TOKENS.finditer(text))
+    assert directives > 100
+
+
+def test_template_blocks_are_the_blocks_whose_head_holds_template():
+    """_template_blocks, found from the `template <`s, is every block whose own head holds one."""
+    codes = [text for text in _texts()[len(_EDGES) + 1::2]] + [scanner.code_view(text, "cuda") for text in _EDGES]
+    found = 0
+    for code in codes:
+        opens = scanner.blocks(code)[0]
+        plain = {i for i, o in enumerate(opens) if scanner.TEMPLATE_HEAD.search(diagnostics._head(code, o))}
+        assert diagnostics._template_blocks(code) == plain, code[:120]
+        found += len(plain)
+    assert found > 20
+
+
+_TYPEDEF_EDGES = ["typedef half scalar_t;\nint value = 1;", "x; typedef int T; int y = 1;", "  typedef struct { int a = 0; } S; float b;",
+                  "mytypedef int q;", "int z = 2; typedef float F", "typedefx int w = 3;"]
+
+
+def test_declarations_skip_the_typedef_statements_a_per_statement_reading_skips():
+    """_declarations, reading the few `typedef` statements once, skips what reading each match's statement skips."""
+    def plain(code):
+        return [faults.declaration_of(m) for m in faults.DECL.finditer(code)
+                if not ({*faults.declaration_of(m)[:2]} & faults._C_KEYWORDS)
+                and not code.startswith("typedef", scanner.skip_space(code, faults._statement_start(code, m.start()),
+                                                                       m.start()))]
+    codes = [text for text in _texts()[len(_EDGES) + 1::2]] + _TYPEDEF_EDGES
+    skipped = 0
+    for code in codes:
+        assert faults._declarations(code) == plain(code), code[:120]
+        skipped += sum(code.startswith("typedef", scanner.skip_space(code, faults._statement_start(code, m.start()),
+                                                                     m.start())) for m in faults.DECL.finditer(code))
+    assert skipped > 20
+

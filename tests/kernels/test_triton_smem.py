@@ -109,3 +109,17 @@ def test_check_of_a_subset_is_refused_as_usage(capsys):
     from generator.__main__ import main
     assert main(["record-resources", "--triton", "--check", "--classes", "conv"]) == 2
     assert "leave out --classes" in capsys.readouterr().err
+
+
+def test_a_table_key_is_its_row_whatever_the_cached_task_part_held_before():
+    """triton_key's task part is cached per (task, constants): every row's key is the row, asked again after keys of
+    other bound constants and another configuration of the same task."""
+    for k in list(TABLE)[::5]:
+        task, v, params = _config(k)
+        constants = tuple(kv.split("=")[0] for kv in k[4].split(",") if kv)
+        assert resources.triton_key(task, v, params, ())[4] == ""
+        assert resources.triton_key(task, v, params, constants) == k
+        tile = next(n for n in v.params if n not in resources.PLACEMENT)
+        other = resources.triton_key(task, v, {**params, tile: -1}, constants)
+        assert other[:5] == k[:5] and f"{tile}=-1" in other[5]
+        assert resources.triton_key(task, v, params, constants) == k

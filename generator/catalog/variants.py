@@ -25,7 +25,7 @@ gemv           cuda   0 naive              NUM_THREADS
                       1 warp_shuffle       NUM_WARPS
                       2 vectorized         VEC NUM_WARPS ROWS_PER_WARP
                       3 split_k            VEC NUM_WARPS SPLIT_K
-gemv           triton 0 naive              BLOCK_N BLOCK_K  (= blocked, NUM_WARPS 4)
+gemv           triton 0 naive              BLOCK_K  (= blocked, BLOCK_N 1 NUM_WARPS 4)
                       1 blocked            BLOCK_N BLOCK_K NUM_WARPS
                       2 split_k            BLOCK_N BLOCK_K NUM_WARPS SPLIT_K
 attn_decode    cuda   0 naive              NUM_THREADS
@@ -298,7 +298,7 @@ _v("gemv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 16, 32), "NUM_WARPS": (4, 
    mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"] * p["ROWS_PER_WARP"])
 _v("gemv", "cuda", 3, "split_k", {"VEC": (8, 4, 16, 32), "NUM_WARPS": (4, 8, 2), "SPLIT_K": (4, 2, 8)},
    mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"])
-_triton_naive_blocked("gemv", {"BLOCK_N": (16, 32), "BLOCK_K": (32, 64)}, {"NUM_WARPS": 4},
+_triton_naive_blocked("gemv", {"BLOCK_K": (32, 64)}, {"BLOCK_N": 1, "NUM_WARPS": 4},   # an output per program
                       {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256, 512), "NUM_WARPS": (4, 2, 8)},
                       mem=0.88, comp=0.6, threads=_warps,
                       regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))

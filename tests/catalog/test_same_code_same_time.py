@@ -23,7 +23,8 @@ def _code(task, variant, params) -> tuple[dict, list[str]]:
         body = body[1:]
     constants, rest = {}, []
     for node in body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        single = isinstance(node, ast.Assign) and len(node.targets) == 1
+        target = node.targets[0] if single else getattr(node, "target", None)
         value = getattr(node, "value", None)
         if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and type(value.value) is int:
             constants[target.id] = value.value
@@ -34,9 +35,9 @@ def _code(task, variant, params) -> tuple[dict, list[str]]:
 
 def _same_code_pairs():
     """(task, a, params_a, b, params_b) for every configuration of a Triton variant `a` whose module constants
-    name a configuration (legal values) of another variant `b` of the class that renders to the same code. Tuned params live on
-    their own constant lines (templates/README.md), so two variants whose other statements differ at their
-    defaults differ at every configuration; of the others, the variant with fewer configurations is walked."""
+    name a legal configuration of another variant `b` of the class that renders to the same code. Tuned params
+    live on their own constant lines (templates/README.md), so two variants whose other statements differ at
+    their defaults differ at every configuration; of the others, the one with fewer configurations is walked."""
     for op in (o for o in OPS.values() if "triton" in o.impls):
         for gpu in GPUS:
             for dtype in op.dtypes:
@@ -58,17 +59,18 @@ def _same_code_pairs():
 
 def test_variants_that_render_to_the_same_code_take_the_same_time():
     pairs = list(_same_code_pairs())
-    # the Triton naive templates that are their blocked code with 4 warps and one stage written as constants
+    # naive templates that are their blocked code with 4 warps (and one stage) written as constants; rownorm's
+    # blocked, which is multi_row at ROWS_PER_PROG = 1
     assert {a.kernel_class for _t, a, _pa, _b, _pb in pairs} >= {
-        "attn_decode", "elementwise", "gemv", "sampler", "scan", "gather"}
+        "attn_decode", "elementwise", "sampler", "scan", "gather", "rownorm"}
     for task, a, params_a, b, params_b in pairs:
         time_a, time_b = perf.time_ms(task, a, params_a), perf.time_ms(task, b, params_b)
         assert time_a == time_b, (task, a.tag, params_a, time_a, b.tag, params_b, time_b)
 
 
 def test_a_template_fixing_its_siblings_tunables_is_that_code_and_timed_as_it():
-    """`Variant.fixed` (conv's naive: the blocked implicit GEMM at BLOCK_N = BLOCK_K = 32, 4 warps and one stage,
-    a stage count blocked itself never takes) is true of the template, and the model times the two alike."""
+    """`Variant.fixed` is true of the template, and the model times the two alike, also where the sibling never
+    takes those values (gemv's naive: an output per program, BLOCK_N = 1; conv's: one stage)."""
     fixing = [v for v in VARIANTS if v.fixed]
     assert {v.kernel_class for v in fixing} >= {"conv", "attn_decode", "gemv"}
     for v in fixing:

@@ -113,7 +113,10 @@ def baseline_ms(task) -> float:
 def time_ms(task, variant: Variant, params) -> float:
     """Simulated kernel time in ms for `variant` with `params` on the task; always >= roofline_ms(task).
     Legality and launchability are the caller's questions (variants.legal_on, variants.launch_limits). Not
-    cached here: the workbench caches each candidate's outcome."""
+    cached here: the workbench caches each candidate's outcome. The constants a template fixes (`Variant.fixed`)
+    count as the params they stand for."""
+    if variant.fixed:
+        params = {**variant.fixed, **params}
     return _MODELS[variant.kernel_class](_ctx(task), variant, params, next(iter(variant.impls))) * 1e3
 
 
@@ -286,7 +289,7 @@ def _gemv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
     extra = (split - 1) * M * N * 4 * 2
     comp = v.comp_eff * spill
-    rate = c.cc_rate if v.tag == "naive" else c.peak     # the naive kernel's scalar fp32 FMAs
+    rate = c.cc_rate if v.tag == "naive" and impl == "cuda" else c.peak     # CUDA naive: scalar fp32 FMAs
     return _finish(c, mem, comp, rate, extra, 2 if split > 1 else 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
 
 
@@ -295,17 +298,13 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     threads, bps, spill = _resources(c, v, p)
     splits = p.get("SPLITS", 1)
     q_blocks = math.ceil(Q / 64)                     # at most 64 query rows (heads) per CTA
-    if "BLOCK_N" in p and impl == "cuda" or v.tag in ("blocked", "split_kv") and impl == "triton":
+    if "BLOCK_N" in p:                               # K/V tiles of BLOCK_N keys (every Triton template)
         ctas = R * splits * q_blocks
         bn = p["BLOCK_N"]
         stages = p.get("NUM_STAGES", 1)
         inflight = max(stages - (1 if impl == "triton" else 0), 1) * bn * D * c.e * KV
         keys = T / splits
         tail = _tail(keys, bn)
-    elif impl == "triton":                           # a program per (row, query), one K tile at a time
-        ctas = R * Q
-        inflight = p["BLOCK_N"] * D * c.e
-        tail = _tail(T, p["BLOCK_N"])
     else:                                            # a block per (row, query); naive: a thread per key
         ctas = R * Q
         per_thread = 64 if v.tag == "naive" else 2 * 2 * (_vec(p, c.e) if "VEC" in p else c.e)
@@ -411,7 +410,7 @@ def _gather(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     R, C = c.d["R"], c.d["C"]
     threads, bps, spill = _resources(c, v, p)
     extra = 0.0
-    if v.tag == "naive":                             # thread per element, index loaded per element
+    if v.tag == "naive" and impl == "cuda":          # thread per element, index loaded per element
         ctas = math.ceil(R * C / threads)
         inflight = threads * c.e * 2
         access = 0.8
@@ -441,9 +440,8 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         bits = p["RADIX_BITS"]
         passes = 1 + math.ceil(32 / bits) / (1 + (1 << bits) / 8192 + 4 / (1 << bits))
     else:
-        passes = {"naive": min(max(8, K), 16), "block_reduce": 3, "blocked": 3, "split_row": 3}[v.tag]
-        if impl == "triton" and v.tag == "naive":
-            passes = 4
+        # Triton's templates share one snippet: row statistics, threshold search, the draw
+        passes = 3 if impl == "triton" else {"naive": min(max(8, K), 16), "block_reduce": 3}[v.tag]
     vec = p.get("VEC", 1)
     packed = _rows_per_cta(threads, C, vec)
     ctas = math.ceil(R / packed) * splits

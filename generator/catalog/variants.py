@@ -25,7 +25,7 @@ gemv           cuda   0 naive              NUM_THREADS
                       1 warp_shuffle       NUM_WARPS
                       2 vectorized         VEC NUM_WARPS ROWS_PER_WARP
                       3 split_k            VEC NUM_WARPS SPLIT_K
-gemv           triton 0 naive              BLOCK_N BLOCK_K
+gemv           triton 0 naive              BLOCK_K  (= blocked, BLOCK_N 1 NUM_WARPS 4)
                       1 blocked            BLOCK_N BLOCK_K NUM_WARPS
                       2 split_k            BLOCK_N BLOCK_K NUM_WARPS SPLIT_K
 attn_decode    cuda   0 naive              NUM_THREADS
@@ -35,7 +35,7 @@ attn_decode    cuda   0 naive              NUM_THREADS
                       4 split_kv           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async; TC)
                       5 tma_pipeline       BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (tma; TC)
                       6 wgmma_tma          BLOCK_N NUM_STAGES SPLITS  (tma, wgmma; TC; only mla_decode/tree_attn)
-attn_decode    triton 0 naive              BLOCK_N
+attn_decode    triton 0 naive              BLOCK_N  (TC; = blocked, NUM_WARPS 4, NUM_STAGES 1)
                       1 blocked            BLOCK_N NUM_WARPS NUM_STAGES  (TC)
                       2 split_kv           BLOCK_N NUM_WARPS NUM_STAGES SPLITS  (TC)
 attn_prefill   cuda   0 naive              NUM_THREADS
@@ -58,19 +58,19 @@ rownorm        triton 0 naive              BLOCK_N
 elementwise    cuda   0 naive              NUM_THREADS
                       1 vectorized         VEC NUM_THREADS
                       2 grid_stride        VEC NUM_THREADS UNROLL
-elementwise    triton 0 naive              BLOCK_SIZE
+elementwise    triton 0 naive              BLOCK_SIZE  (= blocked, NUM_WARPS 4)
                       1 blocked            BLOCK_SIZE NUM_WARPS
 gather         cuda   0 naive              NUM_THREADS
                       1 warp_per_row       NUM_WARPS
                       2 vectorized         VEC NUM_WARPS
                       3 tma_bulk           ROWS_PER_BLOCK NUM_STAGES  (tma)
-gather         triton 0 naive              BLOCK_SIZE
+gather         triton 0 naive              BLOCK_C  (= blocked, NUM_WARPS 4)
                       1 blocked            BLOCK_C NUM_WARPS
 sampler        cuda   0 naive              NUM_THREADS
                       1 block_reduce       NUM_THREADS
                       2 radix_select       RADIX_BITS NUM_THREADS VEC
                       3 split_row          SPLITS RADIX_BITS NUM_THREADS
-sampler        triton 0 naive              BLOCK_V
+sampler        triton 0 naive              BLOCK_V  (= blocked, NUM_WARPS 4)
                       1 blocked            BLOCK_V NUM_WARPS
                       2 split_row          BLOCK_V NUM_WARPS SPLITS  (only the token samplers)
 scan           cuda   0 naive              NUM_THREADS
@@ -78,7 +78,7 @@ scan           cuda   0 naive              NUM_THREADS
                       2 vectorized         VEC NUM_WARPS
                       3 chunked_scan       CHUNK NUM_WARPS VEC  (only mamba_scan)
                       4 cp_async_pipeline  CHUNK NUM_WARPS VEC NUM_STAGES  (cp_async; only mamba_scan)
-scan           triton 0 naive              BLOCK_D
+scan           triton 0 naive              BLOCK_D  (= blocked, NUM_WARPS 4)
                       1 blocked            BLOCK_D NUM_WARPS
                       2 chunked_scan       BLOCK_D CHUNK NUM_WARPS  (only mamba_scan)
 conv           cuda   0 naive              NUM_THREADS
@@ -86,8 +86,11 @@ conv           cuda   0 naive              NUM_THREADS
                       2 vectorized         VEC NUM_THREADS  (only conv1d_causal)
                       3 implicit_gemm      BLOCK_M BLOCK_N BLOCK_K NUM_WARPS  (TC; only conv2d_nhwc)
                       4 cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (cp_async; TC; only conv2d_nhwc)
-conv           triton 0 naive              BLOCK_M
+conv           triton 0 naive              BLOCK_M  (TC; = blocked, BLOCK_N 32 BLOCK_K 32 NUM_WARPS 4 NUM_STAGES 1)
                       1 blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (TC)
+
+`= blocked, ...`: the naive template is the blocked code with those tunables written as constants (`Variant.fixed`),
+so the two share every efficiency and resource function and differ only through the params.
 
 `mem_eff` and `comp_eff` are each variant's ceiling (the fraction of peak bandwidth / of its arithmetic path that
 the access pattern and instruction mix allow at best); perf.py turns params, occupancy and the GPU into the rest.
@@ -136,6 +139,8 @@ class Variant:
     static_smem: bool             # __shared__ arrays (48 KB cap, ptxas error) rather than dynamic (opt-in cap)
     ops: frozenset[str] = frozenset()
     dtypes: frozenset[str] = frozenset()
+    # a sibling's tunables that this template writes as constants (read as params by the model)
+    fixed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     _smem: _Fn = field(default=lambda p, e, d: 0, repr=False)
     _regs: _Fn = field(default=lambda p, e, d: 32, repr=False)
     _threads: Callable[[Params], int] = field(default=lambda p: 128, repr=False)
@@ -190,13 +195,27 @@ _ALL: list[Variant] = []
 
 
 def _v(kclass, impl, level, tag, params, *, tc=False, mem=0.9, comp=0.5, requires=(), static=False, ops=(),
-       dtypes=(), smem=None, regs=None, threads=None):
+       dtypes=(), smem=None, regs=None, threads=None, fixed=None):
+    fixed = MappingProxyType(dict(fixed or {}))
     _ALL.append(Variant(
         tag=tag, kernel_class=kclass, level=level, impls=frozenset({impl}), requires=frozenset(requires),
         params=MappingProxyType({k: tuple(v) for k, v in params.items()}), tc=tc, mem_eff=mem, comp_eff=comp,
-        static_smem=static, ops=frozenset(ops), dtypes=frozenset(dtypes),
-        _smem=smem or (lambda p, e, d: 0), _regs=regs or (lambda p, e, d: 32),
-        _threads=threads or (lambda p: 128)))
+        static_smem=static, ops=frozenset(ops), dtypes=frozenset(dtypes), fixed=fixed,
+        _smem=_reading(fixed, smem or (lambda p, e, d: 0)), _regs=_reading(fixed, regs or (lambda p, e, d: 32)),
+        _threads=_reading(fixed, threads or (lambda p: 128))))
+
+
+def _reading(fixed, fn):
+    """`fn` reading the template's fixed constants (`Variant.fixed`) beside the tuned params."""
+    return (lambda p, *dims: fn({**fixed, **p}, *dims)) if fixed else fn
+
+
+def _triton_naive_blocked(kclass, naive_params, fixed, blocked_params, **model):
+    """Triton's naive and blocked templates of `kclass`: one code, the naive file writing `fixed` of the blocked
+    tunables as constants (NUM_WARPS = 4, ...). One code takes one set of efficiencies, tensor-core use and
+    resource functions, so their times differ only through the params (small tiles, 4 warps, one stage)."""
+    _v(kclass, "triton", 0, "naive", naive_params, fixed=fixed, **model)
+    _v(kclass, "triton", 1, "blocked", blocked_params, **model)
 
 
 def _warps(p):
@@ -279,9 +298,10 @@ _v("gemv", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 16, 32), "NUM_WARPS": (4, 
    mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"] * p["ROWS_PER_WARP"])
 _v("gemv", "cuda", 3, "split_k", {"VEC": (8, 4, 16, 32), "NUM_WARPS": (4, 8, 2), "SPLIT_K": (4, 2, 8)},
    mem=0.93, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["VEC"])
-_v("gemv", "triton", 0, "naive", {"BLOCK_N": (16, 32), "BLOCK_K": (32, 64)}, mem=0.35, comp=0.4, threads=lambda p: 128)
-_v("gemv", "triton", 1, "blocked", {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256, 512), "NUM_WARPS": (4, 2, 8)},
-   mem=0.88, comp=0.6, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))
+_triton_naive_blocked("gemv", {"BLOCK_K": (32, 64)}, {"BLOCK_N": 1, "NUM_WARPS": 4},   # an output per program
+                      {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256, 512), "NUM_WARPS": (4, 2, 8)},
+                      mem=0.88, comp=0.6, threads=_warps,
+                      regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))
 _v("gemv", "triton", 2, "split_k", {"BLOCK_N": (64, 32, 128), "BLOCK_K": (128, 64, 256), "NUM_WARPS": (4, 2, 8),
                                     "SPLIT_K": (4, 2, 8)},
    mem=0.88, comp=0.6, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] * p["BLOCK_K"] // _warps(p))
@@ -322,8 +342,6 @@ _v("attn_decode", "cuda", 6, "wgmma_tma", {"BLOCK_N": (64, 128, 32), "NUM_STAGES
    tc=True, mem=0.95, comp=0.8, requires=("wgmma", "tma"), ops=("mla_decode", "tree_attn"),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d) + 64 * d["D"] * e, threads=lambda p: 384,
    regs=lambda p, e, d: 40 + 64 * d["D"] // 384)  # averaged: the producer warpgroup gives its registers away
-_v("attn_decode", "triton", 0, "naive", {"BLOCK_N": (16, 32)}, mem=0.35, comp=0.4, threads=lambda p: 128,
-   smem=lambda p, e, d: 0)
 _TDEC = {"BLOCK_N": (64, 32, 128), "NUM_WARPS": (4, 2, 8), "NUM_STAGES": (2, 1, 3, 4)}
 def _triton_kv_stages(p, e, d):
     """Triton stages K/V tiles in shared memory only for tl.dot (several queries per KV head: GQA groups, MLA,
@@ -331,9 +349,9 @@ def _triton_kv_stages(p, e, d):
     return max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d) if d["Q"] > 1 else 2048
 
 
-_v("attn_decode", "triton", 1, "blocked", _TDEC, tc=True, mem=0.86, comp=0.55, threads=_warps,
-   smem=_triton_kv_stages,
-   regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
+_triton_naive_blocked("attn_decode", {"BLOCK_N": (16, 32)}, {"NUM_WARPS": 4, "NUM_STAGES": 1}, _TDEC,
+                      tc=True, mem=0.86, comp=0.55, threads=_warps, smem=_triton_kv_stages,
+                      regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
 _v("attn_decode", "triton", 2, "split_kv", {**_TDEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.88, comp=0.55,
    threads=_warps, smem=_triton_kv_stages,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
@@ -394,8 +412,10 @@ _v("rownorm", "triton", 0, "naive", {"BLOCK_N": (256, 128, 512)}, mem=0.5, comp=
 _TB = (1024, 2048, 4096, 8192, 16384)
 _v("rownorm", "triton", 1, "blocked", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16, 2)}, mem=0.9, comp=0.7,
    threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
+# multi_row at ROWS_PER_PROG = 1 is blocked's code (which writes it as a constant): the same ceilings, its gain
+# on short rows is the rows a program takes (perf._rownorm)
 _v("rownorm", "triton", 2, "multi_row", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16), "ROWS_PER_PROG": (2, 1, 4, 8)},
-   mem=0.91, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
+   mem=0.9, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
 
 # ------------------------------------------------------------------------------------------------ elementwise
 _v("elementwise", "cuda", 0, "naive", {"NUM_THREADS": _NT}, mem=0.5, comp=0.4, threads=_nthreads)
@@ -403,9 +423,9 @@ _v("elementwise", "cuda", 1, "vectorized", {"VEC": (8, 4, 2), "NUM_THREADS": _NT
    threads=_nthreads, regs=lambda p, e, d: 24 + 2 * p["VEC"])
 _v("elementwise", "cuda", 2, "grid_stride", {"VEC": (8, 4, 2), "NUM_THREADS": (256, 128, 512), "UNROLL": (4, 1, 2, 8)},
    mem=0.93, comp=0.7, threads=_nthreads, regs=lambda p, e, d: 24 + 2 * p["VEC"] * p["UNROLL"])
-_v("elementwise", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.55, comp=0.4, threads=lambda p: 128)
-_v("elementwise", "triton", 1, "blocked", {"BLOCK_SIZE": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)},
-   mem=0.9, comp=0.6, threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_SIZE"] // _warps(p) * 2)
+_triton_naive_blocked("elementwise", {"BLOCK_SIZE": (128, 256)}, {"NUM_WARPS": 4},
+                      {"BLOCK_SIZE": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)},
+                      mem=0.9, comp=0.6, threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_SIZE"] // _warps(p) * 2)
 
 # ----------------------------------------------------------------------------------------------------- gather
 _v("gather", "cuda", 0, "naive", {"NUM_THREADS": (256, 128, 512, 64)}, mem=0.4, comp=0.5, threads=_nthreads)
@@ -415,9 +435,9 @@ _v("gather", "cuda", 2, "vectorized", {"VEC": (8, 4, 2, 1), "NUM_WARPS": (4, 8, 
 _v("gather", "cuda", 3, "tma_bulk", {"ROWS_PER_BLOCK": (4, 8, 16, 2), "NUM_STAGES": (2, 3, 4)}, mem=0.94, comp=0.6,
    requires=("tma",), threads=lambda p: 128,
    smem=lambda p, e, d: p["NUM_STAGES"] * p["ROWS_PER_BLOCK"] * d["C"] * e)
-_v("gather", "triton", 0, "naive", {"BLOCK_SIZE": (128, 256)}, mem=0.45, comp=0.4, threads=lambda p: 128)
-_v("gather", "triton", 1, "blocked", {"BLOCK_C": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.88, comp=0.6,
-   threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_C"] // _warps(p))
+_triton_naive_blocked("gather", {"BLOCK_C": (128, 256)}, {"NUM_WARPS": 4},
+                      {"BLOCK_C": (1024, 512, 2048, 4096, 256, 8192), "NUM_WARPS": (4, 8, 2, 1, 16)},
+                      mem=0.88, comp=0.6, threads=_warps, regs=lambda p, e, d: 24 + p["BLOCK_C"] // _warps(p))
 
 # ---------------------------------------------------------------------------------------------------- sampler
 _v("sampler", "cuda", 0, "naive", {"NUM_THREADS": (256, 128)}, mem=0.5, comp=0.3, threads=_nthreads,
@@ -429,9 +449,9 @@ _v("sampler", "cuda", 2, "radix_select", {"RADIX_BITS": (8, 4, 11), "NUM_THREADS
    regs=lambda p, e, d: 32 + 4 * p["VEC"])
 _v("sampler", "cuda", 3, "split_row", {"SPLITS": (8, 4, 16, 32), "RADIX_BITS": (8, 11), "NUM_THREADS": (512, 256)},
    mem=0.9, comp=0.6, threads=_nthreads, smem=lambda p, e, d: (1 << p["RADIX_BITS"]) * 4 * 4)
-_v("sampler", "triton", 0, "naive", {"BLOCK_V": (1024, 2048)}, mem=0.5, comp=0.3, threads=lambda p: 128)
-_v("sampler", "triton", 1, "blocked", {"BLOCK_V": (4096, 2048, 8192, 16384), "NUM_WARPS": (8, 4, 16)}, mem=0.85,
-   comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
+_triton_naive_blocked("sampler", {"BLOCK_V": (1024, 2048)}, {"NUM_WARPS": 4},
+                      {"BLOCK_V": (4096, 2048, 8192, 16384), "NUM_WARPS": (8, 4, 16)},
+                      mem=0.85, comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_V"] // _warps(p) * 2)
 # Only the samplers' vocabulary rows are split: a router row (E <= 256 experts) is one BLOCK_V tile, so
 # moe_topk_gating has nothing to divide among SPLITS programs.
 _v("sampler", "triton", 2, "split_row", {"BLOCK_V": (4096, 2048, 8192), "NUM_WARPS": (8, 4, 16), "SPLITS": (8, 4, 16, 32)},
@@ -452,9 +472,9 @@ _v("scan", "cuda", 4, "cp_async_pipeline", {"CHUNK": (128, 64, 256, 512), "NUM_W
    mem=0.92, comp=0.82, requires=("cp_async",), ops=("mamba_scan",), threads=_warps,
    smem=lambda p, e, d: p["NUM_STAGES"] * p["CHUNK"] * (2 * d["N"] * e + 8) * 8,
    regs=lambda p, e, d: 32 + 2 * d["N"] + 4 * p["VEC"])
-_v("scan", "triton", 0, "naive", {"BLOCK_D": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
-_v("scan", "triton", 1, "blocked", {"BLOCK_D": (64, 128, 32, 256, 16, 512), "NUM_WARPS": (4, 8, 2, 1, 16)}, mem=0.82, comp=0.5,
-   threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_D"] * d["N"] // _warps(p))
+_triton_naive_blocked("scan", {"BLOCK_D": (32, 64)}, {"NUM_WARPS": 4},
+                      {"BLOCK_D": (64, 128, 32, 256, 16, 512), "NUM_WARPS": (4, 8, 2, 1, 16)},
+                      mem=0.82, comp=0.5, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_D"] * d["N"] // _warps(p))
 _v("scan", "triton", 2, "chunked_scan", {"BLOCK_D": (64, 128, 32), "CHUNK": (64, 128, 256), "NUM_WARPS": (4, 8)},
    mem=0.86, comp=0.7, ops=("mamba_scan",), threads=_warps,
    smem=lambda p, e, d: p["CHUNK"] * (2 * d["N"] * e + 8) * 2,
@@ -472,11 +492,12 @@ _v("conv", "cuda", 3, "implicit_gemm", _MMA, tc=True, mem=0.85, comp=0.7, ops=("
 _v("conv", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.82, requires=("cp_async",),
    ops=("conv2d_nhwc",), smem=lambda p, e, d: p["NUM_STAGES"] * _ab_tiles(p, e), threads=_warps,
    regs=lambda p, e, d: _acc_regs(p, _warps(p)))
-_v("conv", "triton", 0, "naive", {"BLOCK_M": (32, 64)}, mem=0.45, comp=0.3, threads=lambda p: 128)
-_v("conv", "triton", 1, "blocked", {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "BLOCK_K": (32, 64),
-                                    "NUM_WARPS": (4, 8), "NUM_STAGES": (2, 3, 4)},
-   tc=True, mem=0.86, comp=0.75, threads=_warps, smem=lambda p, e, d: _triton_stages(p, d) * _ab_tiles(p, e),
-   regs=lambda p, e, d: _acc_regs(p, _warps(p)))
+_triton_naive_blocked("conv", {"BLOCK_M": (32, 64)}, {"BLOCK_N": 32, "BLOCK_K": 32, "NUM_WARPS": 4, "NUM_STAGES": 1},
+                      {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "BLOCK_K": (32, 64), "NUM_WARPS": (4, 8),
+                       "NUM_STAGES": (2, 3, 4)},
+                      tc=True, mem=0.86, comp=0.75, threads=_warps,
+                      smem=lambda p, e, d: _triton_stages(p, d) * _ab_tiles(p, e),
+                      regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 
 VARIANTS: tuple[Variant, ...] = tuple(_ALL)
 KERNEL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(v.kernel_class for v in VARIANTS))

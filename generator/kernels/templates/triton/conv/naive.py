@@ -1,7 +1,7 @@
 """{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
 
-One program (4 warps) per tile of BLOCK_M output points x 32 channels, taps and input channels walked in small
-steps, no pipelining.
+One program (4 warps) per tile of BLOCK_M output points x 32 channels, no pipelining; for the dense conv an
+implicit GEMM with 32-wide tl.dot steps over the taps x input channels.
 """
 import triton
 import triton.language as tl

@@ -1,6 +1,6 @@
 """{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
 
-One program (4 warps) per gathered row, copied in BLOCK_SIZE-element chunks.
+One program (4 warps) per gathered row, copied in BLOCK_C-element chunks.
 """
 import triton
 import triton.language as tl
@@ -8,7 +8,6 @@ import triton.language as tl
 {{TUNED_CONSTANTS}}
 NUM_WARPS = 4
 NUM_STAGES = 1
-BLOCK_C = BLOCK_SIZE
 
 
 @triton.jit

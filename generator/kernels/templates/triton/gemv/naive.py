@@ -1,12 +1,13 @@
 """{{OP}} ({{DTYPE}}) on {{GPU_DISPLAY}}, Triton for {{ARCH}}.
 
-Each program computes BLOCK_N outputs of one token with 4 warps, walking K in BLOCK_K steps (elementwise
-products, one reduction at the end).
+One program per output of one token (BLOCK_N = 1): its 4 warps walk the weight row serially in BLOCK_K steps
+(elementwise products, one reduction at the end), a few dozen bytes in flight per program.
 """
 import triton
 import triton.language as tl
 
 {{TUNED_CONSTANTS}}
+BLOCK_N = 1
 NUM_WARPS = 4
 NUM_STAGES = 1
 SPLIT_K = 1

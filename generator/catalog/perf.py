@@ -41,6 +41,7 @@ HOPPER_MMA_SYNC = 0.72      # mma.sync on sm_90: ~65 % of tensor peak at best (a
 @dataclass(frozen=True)
 class _Ctx:
     gpu: GPU
+    op: str            # the op's name: its snippet decides whether some variants dot on tensor cores
     kclass: str
     d: dict
     e: float
@@ -72,8 +73,8 @@ def _ctx(task) -> _Ctx:
         # rate (A100: 78 vs 19.5 TFLOPS fp32, gpu_facts.md part 1), so W4A16 / W8A16 GEMV at M <= 8 stays
         # memory-bound as published weight-only kernels are (Marlin: ~4x over fp16 up to batch 16-32)
         peak = max(cc_rate, gpu.fp16_cuda_tflops * 1e12)
-    return _Ctx(gpu, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
-                tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
+    return _Ctx(gpu, task.op, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes,
+                flops, bw, peak, tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
                 "memory" if nbytes / bw >= flops / peak else "compute")
 
 
@@ -228,7 +229,8 @@ def _gemm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     d = c.d
     M, N, K, G = d["M"], d["N"], d["K"], d["G"]
     threads, bps, spill = _resources(c, v, p)
-    if not v.tc and v.tag == "naive":  # one thread per output, uncoalesced B loads: siboehm's kernel 1
+    tc = v.tensor_cores(c.op)
+    if not tc and v.tag == "naive":  # one thread per output, uncoalesced B loads: siboehm's kernel 1
         ctas = G * math.ceil(M / p["BLOCK_M"]) * math.ceil(N / p["BLOCK_N"])
         mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, threads * c.e * 4)
         comp = naive_uncoalesced_frac(c.e) * min(1.0, ctas / (c.gpu.sms * bps))
@@ -250,9 +252,9 @@ def _gemm(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     if split > 1:
         extra += split * G * M * N * 4 * 2
         launches = 2
-    inflight = max(stages, 1) * (bm + bn) * p.get("BLOCK_K", 32) * c.e if stages > 1 or v.tc else threads * 16
+    inflight = max(stages, 1) * (bm + bn) * p.get("BLOCK_K", 32) * c.e if stages > 1 or tc else threads * 16
     mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
-    if v.tc:
+    if tc:
         rate = c.tc_rate
         if v.tag == "dequant_mma":
             rate = min(rate, c.gpu.tc_tflops["fp16"] * 1e12)
@@ -296,10 +298,11 @@ def _gemv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
 def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     R, T, D, Q, KV = c.d["R"], c.d["T"], c.d["D"], c.d["Q"], c.d.get("KV", 2)
     threads, bps, spill = _resources(c, v, p)
+    tc = v.tensor_cores(c.op)
     splits = p.get("SPLITS", 1)
     q_blocks = math.ceil(Q / 64)                     # at most 64 query rows (heads) per CTA
     if "BLOCK_N" in p:                               # K/V tiles of BLOCK_N keys (every Triton template)
-        ctas = R * splits * q_blocks
+        ctas = R * splits * (q_blocks if tc else Q)  # CUDA-core code: a CTA per query
         bn = p["BLOCK_N"]
         stages = p.get("NUM_STAGES", 1)
         inflight = max(stages - (1 if impl == "triton" else 0), 1) * bn * D * c.e * KV
@@ -313,9 +316,9 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     access = _vec_eff(p, c.e) if "VEC" in p else (0.5 if v.tag == "naive" and impl == "cuda" else 1.0)
     mem = _mem_ceiling(c, v) * access * tail * _mem_par(c, ctas, bps, inflight) * spill
     extra = R * splits * Q * (D + 2) * 4 * 2 if splits > 1 else 0.0
-    rereads = q_blocks - 1 if v.tc else Q - 1        # each block of query rows streams the KV again (from L2)
+    rereads = q_blocks - 1 if tc else Q - 1          # each block of query rows streams the KV again (from L2)
     extra += rereads * R * T * D * c.e * KV * 0.25
-    if v.tc:
+    if tc:
         rows = 64 if "wgmma" in v.requires else 16
         comp = _tc_ceiling(c, v, impl) * Q / (math.ceil(Q / rows) * rows) * _wave_eff(c, ctas) * tail * spill
         rate = c.tc_rate
@@ -343,7 +346,7 @@ def _attn_prefill(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     causal = 0.92 if c.d["CAUSAL"] else 1.0
     depth = stages * min(bps, 2) if stages > 1 else bps + 0.5
     shape_eff = _tile_size(bm, bn, 0.5) * _tail(SQ, bm) * _tail(SK, bn) * _wave_eff(c, ctas) * _pipe(depth) * head * causal
-    if v.tc:
+    if v.tensor_cores(c.op):
         ceiling, rate = _tc_ceiling(c, v, impl), c.tc_rate
     else:
         ceiling, rate = v.comp_eff, c.cc_rate
@@ -502,7 +505,7 @@ def _conv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         depth = stages * min(bps, 2) if stages > 1 else bps
         shape_eff = (_tile_size(bm, bn) * _tail(M, bm) * _tail(K, bn) * _wave_eff(c, ctas) * _pipe(depth)
                      * k_iters / (k_iters + 2 + 0.5 * stages))
-        ceiling, rate = (_tc_ceiling(c, v, impl), c.tc_rate) if v.tc else (v.comp_eff, c.cc_rate)
+        ceiling, rate = (_tc_ceiling(c, v, impl), c.tc_rate) if v.tensor_cores(c.op) else (v.comp_eff, c.cc_rate)
         mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, max(stages, 1) * (bm + bn) * 32 * c.e) * spill
         extra = 0.1 * (M * C * c.e * (taps - 1) + K * C * taps * c.e * (math.ceil(M / bm) - 1))
         return _finish(c, mem, ceiling * shape_eff * spill, rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)

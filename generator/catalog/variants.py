@@ -31,13 +31,13 @@ gemv           triton 0 naive              BLOCK_K  (= blocked, BLOCK_N 1 NUM_WA
 attn_decode    cuda   0 naive              NUM_THREADS
                       1 warp_per_head      NUM_WARPS
                       2 vectorized         VEC NUM_WARPS
-                      3 cp_async_pipeline  BLOCK_N NUM_STAGES NUM_WARPS  (cp_async; TC)
-                      4 split_kv           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async; TC)
-                      5 tma_pipeline       BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (tma; TC)
+                      3 cp_async_pipeline  BLOCK_N NUM_STAGES NUM_WARPS  (cp_async)
+                      4 split_kv           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async)
+                      5 tma_pipeline       BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (tma)
                       6 wgmma_tma          BLOCK_N NUM_STAGES SPLITS  (tma, wgmma; TC; only mla_decode/tree_attn)
-attn_decode    triton 0 naive              BLOCK_N  (TC; = blocked, NUM_WARPS 4, NUM_STAGES 1)
-                      1 blocked            BLOCK_N NUM_WARPS NUM_STAGES  (TC)
-                      2 split_kv           BLOCK_N NUM_WARPS NUM_STAGES SPLITS  (TC)
+attn_decode    triton 0 naive              BLOCK_N  (TC*; = blocked, NUM_WARPS 4, NUM_STAGES 1)
+                      1 blocked            BLOCK_N NUM_WARPS NUM_STAGES  (TC*)
+                      2 split_kv           BLOCK_N NUM_WARPS NUM_STAGES SPLITS  (TC*)
 attn_prefill   cuda   0 naive              NUM_THREADS
                       1 smem_tiled         BLOCK_M BLOCK_N NUM_WARPS
                       2 mma_sync           BLOCK_M BLOCK_N NUM_WARPS  (TC)
@@ -86,8 +86,14 @@ conv           cuda   0 naive              NUM_THREADS
                       2 vectorized         VEC NUM_THREADS  (only conv1d_causal)
                       3 implicit_gemm      BLOCK_M BLOCK_N BLOCK_K NUM_WARPS  (TC; only conv2d_nhwc)
                       4 cp_async_pipeline  BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (cp_async; TC; only conv2d_nhwc)
-conv           triton 0 naive              BLOCK_M  (TC; = blocked, BLOCK_N 32 BLOCK_K 32 NUM_WARPS 4 NUM_STAGES 1)
-                      1 blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (TC)
+conv           triton 0 naive              BLOCK_M  (TC*; = blocked, BLOCK_N 32 BLOCK_K 32 NUM_WARPS 4 NUM_STAGES 1)
+                      1 blocked            BLOCK_M BLOCK_N BLOCK_K NUM_WARPS NUM_STAGES  (TC*)
+
+TC*: tensor cores for some ops only, as their op snippets decide (`Variant.tc_ops`): Triton attn_decode's
+`tl.dot` serves several query rows per KV stream (mla_decode's heads, tree_attn's drafts), while flash_decode,
+triton_flash_decode and swa_decode score their one query with elementwise products and `tl.sum` on CUDA cores;
+Triton conv dots for conv2d_nhwc, conv1d_causal is a depthwise FIR on CUDA cores. CUDA attn_decode's
+cp_async_pipeline, split_kv and tma_pipeline take shuffle-reduced fp32 dot products for every op (no mma).
 
 `= blocked, ...`: the naive template is the blocked code with those tunables written as constants (`Variant.fixed`),
 so the two share every efficiency and resource function and differ only through the params.
@@ -133,17 +139,23 @@ class Variant:
     impls: frozenset[str]
     requires: frozenset[str]
     params: Mapping[str, tuple]
-    tc: bool                      # arithmetic on tensor cores (mma.sync, wgmma, tl.dot)
+    tc: bool                      # arithmetic on tensor cores (mma.sync, wgmma, tl.dot), for the ops below
     mem_eff: float                # ceiling on the fraction of peak DRAM bandwidth
     comp_eff: float               # ceiling on the fraction of its arithmetic path's peak
     static_smem: bool             # __shared__ arrays (48 KB cap, ptxas error) rather than dynamic (opt-in cap)
     ops: frozenset[str] = frozenset()
     dtypes: frozenset[str] = frozenset()
+    tc_ops: frozenset[str] = frozenset()    # the only ops whose snippet computes on tensor cores (empty: all)
     # a sibling's tunables that this template writes as constants (read as params by the model)
     fixed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     _smem: _Fn = field(default=lambda p, e, d: 0, repr=False)
     _regs: _Fn = field(default=lambda p, e, d: 32, repr=False)
     _threads: Callable[[Params], int] = field(default=lambda p: 128, repr=False)
+
+    def tensor_cores(self, op: str) -> bool:
+        """Whether this variant's code for `op` does its arithmetic on tensor cores: where the templates share one
+        structure, the op snippet decides (Triton attn_decode dots for MLA's heads, not for one query)."""
+        return self.tc and (not self.tc_ops or op in self.tc_ops)
 
     def requires_for(self, dtype: str) -> frozenset[str]:
         """Features needed for `dtype` data: fp8/fp4 tensor-core math needs fp8_mma/fp4_mma; Triton has no fp8
@@ -196,10 +208,12 @@ _ALL: list[Variant] = []
 
 def _v(kclass, impl, level, tag, params, *, tc=False, mem=0.9, comp=0.5, requires=(), static=False, ops=(),
        dtypes=(), smem=None, regs=None, threads=None, fixed=None):
+    """One variant; `tc` is True (tensor cores for every op), False, or the ops whose snippets use them."""
     fixed = MappingProxyType(dict(fixed or {}))
     _ALL.append(Variant(
         tag=tag, kernel_class=kclass, level=level, impls=frozenset({impl}), requires=frozenset(requires),
-        params=MappingProxyType({k: tuple(v) for k, v in params.items()}), tc=tc, mem_eff=mem, comp_eff=comp,
+        params=MappingProxyType({k: tuple(v) for k, v in params.items()}), tc=bool(tc),
+        tc_ops=frozenset(() if isinstance(tc, bool) else tc), mem_eff=mem, comp_eff=comp,
         static_smem=static, ops=frozenset(ops), dtypes=frozenset(dtypes), fixed=fixed,
         _smem=_reading(fixed, smem or (lambda p, e, d: 0)), _regs=_reading(fixed, regs or (lambda p, e, d: 32)),
         _threads=_reading(fixed, threads or (lambda p: 128))))
@@ -327,15 +341,15 @@ _v("attn_decode", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8
    threads=_warps, smem=lambda p, e, d: _warps(p) * 4 + d["D"] * 4, static=True,
    regs=lambda p, e, d: 40 + 2 * p["VEC"])
 _DEC = {"BLOCK_N": (64, 32, 128), "NUM_STAGES": (2, 3, 4), "NUM_WARPS": (4, 8)}
-_v("attn_decode", "cuda", 3, "cp_async_pipeline", _DEC, tc=True, mem=0.9, comp=0.6, requires=("cp_async",),
+_v("attn_decode", "cuda", 3, "cp_async_pipeline", _DEC, mem=0.9, comp=0.6, requires=("cp_async",),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
-_v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.91, comp=0.6,
+_v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, mem=0.91, comp=0.6,
    requires=("cp_async",), smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
 _v("attn_decode", "cuda", 5, "tma_pipeline", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (3, 2, 4, 6),
                                               "NUM_WARPS": (4, 8), "SPLITS": (1, 2, 4, 8, 16)},
-   tc=True, mem=0.96, comp=0.62, requires=("tma",),
+   mem=0.96, comp=0.62, requires=("tma",),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
 _v("attn_decode", "cuda", 6, "wgmma_tma", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (2, 3, 4), "SPLITS": (1, 2, 4, 8)},
@@ -349,10 +363,11 @@ def _triton_kv_stages(p, e, d):
     return max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d) if d["Q"] > 1 else 2048
 
 
+_DOT_DECODE = ("mla_decode", "tree_attn")     # several query rows per KV stream: tl.dot (one query: tl.sum)
 _triton_naive_blocked("attn_decode", {"BLOCK_N": (16, 32)}, {"NUM_WARPS": 4, "NUM_STAGES": 1}, _TDEC,
-                      tc=True, mem=0.86, comp=0.55, threads=_warps, smem=_triton_kv_stages,
+                      tc=_DOT_DECODE, mem=0.86, comp=0.55, threads=_warps, smem=_triton_kv_stages,
                       regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
-_v("attn_decode", "triton", 2, "split_kv", {**_TDEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=True, mem=0.88, comp=0.55,
+_v("attn_decode", "triton", 2, "split_kv", {**_TDEC, "SPLITS": (4, 2, 8, 16, 32)}, tc=_DOT_DECODE, mem=0.88, comp=0.55,
    threads=_warps, smem=_triton_kv_stages,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)
 
@@ -495,7 +510,7 @@ _v("conv", "cuda", 4, "cp_async_pipeline", _PIPE, tc=True, mem=0.9, comp=0.82, r
 _triton_naive_blocked("conv", {"BLOCK_M": (32, 64)}, {"BLOCK_N": 32, "BLOCK_K": 32, "NUM_WARPS": 4, "NUM_STAGES": 1},
                       {"BLOCK_M": (64, 128, 32), "BLOCK_N": (64, 32, 128), "BLOCK_K": (32, 64), "NUM_WARPS": (4, 8),
                        "NUM_STAGES": (2, 3, 4)},
-                      tc=True, mem=0.86, comp=0.75, threads=_warps,
+                      tc=("conv2d_nhwc",), mem=0.86, comp=0.75, threads=_warps,   # conv1d_causal: no tl.dot
                       smem=lambda p, e, d: _triton_stages(p, d) * _ab_tiles(p, e),
                       regs=lambda p, e, d: _acc_regs(p, _warps(p)))
 

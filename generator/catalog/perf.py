@@ -69,9 +69,10 @@ def _ctx(task) -> _Ctx:
     cc_rate = gpu.fp32_tflops * 1e12
     peak = tc_rate if op.kernel_class in TC_CLASSES else cc_rate
     if op.kernel_class == "gemv" and op.compute_dtype(task.dtype) in ("fp16", "bf16"):
-        # fp16 activations meet (dequantized) weights in packed half2 FMAs (HFMA2): the GPU's fp16 CUDA-core
-        # rate (A100: 78 vs 19.5 TFLOPS fp32, gpu_facts.md part 1), so W4A16 / W8A16 GEMV at M <= 8 stays
-        # memory-bound as published weight-only kernels are (Marlin: ~4x over fp16 up to batch 16-32)
+        # the task's floor: fp16 activations can meet (dequantized) weights in packed half2 FMAs (HFMA2), the
+        # GPU's fp16 CUDA-core rate (A100: 78 vs 19.5 TFLOPS fp32, gpu_facts.md part 1), so W4A16 / W8A16 GEMV at
+        # M <= 8 stays memory-bound as published weight-only kernels are (Marlin: ~4x over fp16 up to batch
+        # 16-32). Our templates multiply in fp32: _gemv times them at the fp32 rate.
         peak = max(cc_rate, gpu.fp16_cuda_tflops * 1e12)
     return _Ctx(gpu, task.op, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes,
                 flops, bw, peak, tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
@@ -291,8 +292,8 @@ def _gemv(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     mem = _mem_ceiling(c, v) * access * _mem_par(c, ctas, bps, inflight) * spill
     extra = (split - 1) * M * N * 4 * 2
     comp = v.comp_eff * spill
-    rate = c.cc_rate if v.tag == "naive" and impl == "cuda" else c.peak     # CUDA naive: scalar fp32 FMAs
-    return _finish(c, mem, comp, rate, extra, 2 if split > 1 else 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
+    # every template widens weights and activations to fp32 (no half2 FMAs): the fp32 rate, not the roofline's
+    return _finish(c, mem, comp, c.cc_rate, extra, 2 if split > 1 else 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
 
 
 def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:

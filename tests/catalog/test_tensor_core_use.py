@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from generator.catalog import perf
-from generator.catalog.tasks import all_tasks
+from generator.catalog.tasks import all_tasks, model_tasks
 from generator.catalog.variants import legal_on, variants_for
 from generator.kernels import render, scanner
 
@@ -81,3 +81,20 @@ def test_the_reachability_check_sees_a_called_mma_and_ignores_an_uncalled_one():
     assert not cuda_uses_tensor_cores(kernel.format("/* mma.sync */ d[0] += 1.f;"))
     assert triton_uses_tensor_cores("acc = tl.dot(a, b, acc)")
     assert not triton_uses_tensor_cores("acc += tl.sum(a * b, axis=1)  # not tl.dot(a, b)")
+
+
+def test_no_cuda_core_candidate_outruns_the_fp32_rate_its_code_multiplies_at():
+    """Every template off tensor cores multiplies in fp32 (gemv too: its weights and activations are widened with
+    `.to(tl.float32)` / `static_cast<float>`, no half2 FMAs), so none of them finishes its flops faster than the
+    GPU's fp32 CUDA-core peak allows (gemv was timed at the fp16 CUDA-core rate, 2-4x faster on A100/H100)."""
+    compute_bound = 0
+    for task in all_tasks() + model_tasks():
+        ctx = perf._ctx(task)
+        floor_ms = ctx.flops / ctx.cc_rate * 1e3
+        for variant in variants_for(task.op, task.impl, task.dtype):
+            if variant.tensor_cores(task.op) or not legal_on(variant, task.gpu, task.dtype):
+                continue
+            for params in variant.all_params()[:4]:
+                assert perf.time_ms(task, variant, params) >= floor_ms, (task, variant.tag, params)
+                compute_bound += floor_ms > ctx.nbytes / ctx.bw * 1e3
+    assert compute_bound > 100      # the check binds: candidates whose fp32 arithmetic outlasts their bytes

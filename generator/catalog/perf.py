@@ -94,6 +94,16 @@ def ceiling_ms(task) -> float:
     return max(c.nbytes / (c.bw * DRAM_CEILING), c.flops / rate) * 1e3 + LAUNCH_MS
 
 
+def peak_path(task) -> str:
+    """The arithmetic path of the task's roofline peak, the rate its reports' "% of peak" divide by: "tensor" (the
+    op's compute dtype on tensor cores), "fp16_cuda" (GEMV's fp16 math in half2 FMAs, where that beats fp32) or
+    "fp32_cuda"."""
+    c = _ctx(task)
+    if c.kclass in TC_CLASSES:
+        return "tensor"
+    return "fp16_cuda" if c.peak > c.cc_rate else "fp32_cuda"
+
+
 def achieved(task, time_ms: float) -> dict:
     """What a measured time means: fraction of peak bandwidth, TFLOPS, fraction of peak compute, the bound."""
     return dict(zip(("bandwidth_frac", "tflops", "compute_frac", "bound"), achieved_values(task, time_ms)))

@@ -3,6 +3,7 @@ baseline and roofline, how a kernel is checked and timed. Every dataset's task t
 in the harness, not in one dataset."""
 from __future__ import annotations
 
+from generator.catalog import perf
 from generator.catalog.hardware import FEATURES, GPUS, tc_peak_tflops
 from generator.catalog.ops import OPS
 from generator.sim import correctness
@@ -10,13 +11,17 @@ from generator.sim import correctness
 REPLY = "Reply with the full kernel source only."   # kernelinfer's reply instruction, after the task
 
 
-def _compute_peak(gpu, op, dtype: str) -> str:
-    """The peak the task's math runs against, the one its reports' "% of peak" divide by (`perf`: the tensor-core
-    rate of the op's compute dtype, fp16 where the chip has no native path for it)."""
+def _compute_peak(task, gpu, op) -> str:
+    """The peak the task's math runs against, the one its reports' "% of peak" divide by (`perf.peak_path`: the
+    tensor-core rate of the op's compute dtype, fp16 where the chip has no native path for it; CUDA cores for
+    the ops whose roofline has no tensor-core math)."""
+    dtype, path = task.dtype, perf.peak_path(task)
+    if path == "fp32_cuda":
+        return f"{gpu.fp32_tflops:g} TFLOPS fp32 CUDA-core peak (the rate this op is measured against)"
+    if path == "fp16_cuda":
+        return (f"{gpu.fp16_cuda_tflops:g} TFLOPS fp16 CUDA-core peak in packed half2 FMAs ({gpu.fp32_tflops:g} "
+                f"fp32; the rate this op is measured against)")
     compute = op.compute_dtype(dtype)
-    if compute == "fp32":
-        return (f"no fp32 tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
-                f"on CUDA cores")
     peak = f"{tc_peak_tflops(gpu, compute):g} TFLOPS dense"
     if compute != dtype:        # weight-only quantization: the MMA runs on the activations' dtype
         return f"{peak} {compute} tensor-core peak (the {dtype} weights are widened to {compute} for the MMA)"
@@ -25,9 +30,9 @@ def _compute_peak(gpu, op, dtype: str) -> str:
     return f"{peak} {dtype} tensor-core peak"
 
 
-def _gpu_limits(gpu, op, dtype: str) -> str:
+def _gpu_limits(task, gpu, op) -> str:
     """One paragraph of the GPU's figures an engineer needs: bandwidth, peak, shared memory, features."""
-    compute = _compute_peak(gpu, op, dtype)
+    compute = _compute_peak(task, gpu, op)
     feats = ", ".join(f for f in FEATURES if f in gpu.features)
     return (f"{gpu.display} ({gpu.arch}, compute capability {gpu.cc // 10}.{gpu.cc % 10}): {gpu.sms} SMs at "
             f"{gpu.clock_ghz:g} GHz, {gpu.dram_gbps:,.0f} GB/s DRAM, {gpu.l2_mb:g} MB L2, {compute}. "
@@ -47,7 +52,7 @@ def task_statement(task, fields: dict) -> str:
         f"Operation: {fields['desc']}\n"
         f"Data type: {task.dtype}\nShape: {shape}\n"
         f"Signature:\n{fields['signature']}\n\n"
-        f"GPU: {_gpu_limits(gpu, OPS[task.op], task.dtype)}\n"
+        f"GPU: {_gpu_limits(task, gpu, OPS[task.op])}\n"
         f"Compile target: {gpu.arch}.\n\n"
         f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
         f"Correctness: {correctness.tolerance_text(task)}\n"

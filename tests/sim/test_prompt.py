@@ -24,3 +24,19 @@ def test_a_tensor_core_task_states_the_peak_its_reports_divide_by():
         stated = re.search(r"([\d.]+) TFLOPS dense (\w+) tensor-core peak", task_statement(task, task_fields(task)))
         assert stated and float(stated[1]) == round(ctx.peak / 1e12, 4), key
     assert {("fp8_gemm", "a100", "fp8"), ("int4_gemm", "a100", "int4")} <= checked
+
+
+def test_every_task_states_the_peak_its_reports_divide_by():
+    """The GPU paragraph's first TFLOPS figure is the rate a report's "% of peak" divides by (tflops / fraction),
+    for every kind of op: CUDA-core ops stated a tensor-core peak (an H100 rmsnorm: 989.4, its reports 66.9; a
+    GEMV: 989.4, its reports 133.8, the fp16 CUDA-core rate)."""
+    paths = set()
+    for task in {(t.op, t.gpu, t.dtype): t for t in all_tasks()}.values():
+        tflops, fraction = perf.achieved_values(task, 1.0)[1:3]
+        if not fraction:            # no flops (copies, gathers): no report speaks of a compute peak
+            continue
+        gpu_line = task_statement(task, task_fields(task)).split("\nGPU: ", 1)[1]
+        stated = re.search(r"([\d.]+) TFLOPS", gpu_line)
+        assert stated and float(stated[1]) == round(tflops / fraction, 4), (task.op, task.gpu, task.dtype)
+        paths.add(perf.peak_path(task))
+    assert paths == {"tensor", "fp16_cuda", "fp32_cuda"}

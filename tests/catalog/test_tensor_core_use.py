@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 
 from generator.catalog import perf
+from generator.catalog.hardware import GPUS, tc_peak_tflops
 from generator.catalog.tasks import all_tasks, model_tasks
 from generator.catalog.variants import legal_on, variants_for
 from generator.kernels import render, scanner
 
-# A tensor-core instruction in a CUDA body (the inline PTX strings, so the raw text) or a WMMA call.
-CUDA_MMA = re.compile(r"\bmma\.sync\b|\bwgmma\.mma_async\b|\btcgen05\.mma\b|\bwmma::mma_sync\s*\(")
+# A tensor-core instruction in a CUDA body (the inline PTX strings, so the raw text, with the instruction's
+# suffixes: its operand types) or a WMMA call.
+CUDA_MMA = re.compile(r"\b(?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\b[\w.:]*|\bwmma::mma_sync\s*\(")
+PTX_TYPE = {"f16": "fp16", "bf16": "bf16", "e4m3": "fp8", "s8": "int8", "e2m1": "fp4"}   # A operand -> dtype key
 TL_DOT = re.compile(r"\btl\.dot\s*\(")
 
 
@@ -27,21 +30,24 @@ def _comments_blanked(text: str) -> str:
     return scanner.C_TOKENS.sub(lambda m: scanner.blank(m) if m.group(0)[:2] in ("//", "/*") else m.group(0), text)
 
 
-def cuda_uses_tensor_cores(text: str) -> bool:
-    """Whether a tensor-core instruction is reachable from the host code or a `__global__` kernel: the op snippets
-    of gemm define mma helpers that the CUDA-core variants never call (nvcc emits no code for them)."""
+def reachable_mma(text: str) -> set[str]:
+    """The tensor-core instructions reachable from the host code or a `__global__` kernel: the op snippets of gemm
+    define mma helpers that the CUDA-core variants never call (nvcc emits no code for them)."""
     code, ptx = scanner.code_view(text, "cuda"), _comments_blanked(text)
     defs = scanner.function_defs(code)
     live = [d for d in defs if "__device__" not in _head(code, d[2]) or "__global__" in _head(code, d[2])]
-    reached = {d[0] for d in live}
+    reached, found = {d[0] for d in live}, set()
     while live:
         _name, _template, start, end = live.pop()
-        if CUDA_MMA.search(ptx, start, end):
-            return True
+        found.update(m.group(0) for m in CUDA_MMA.finditer(ptx, start, end))
         for called in {m.group(1) for m in scanner.CALLED.finditer(code, start, end)} - reached:
             reached.add(called)
             live += [d for d in defs if d[0] == called]
-    return False
+    return found
+
+
+def cuda_uses_tensor_cores(text: str) -> bool:
+    return bool(reachable_mma(text))
 
 
 def triton_uses_tensor_cores(text: str) -> bool:
@@ -70,6 +76,25 @@ def test_the_model_uses_tensor_cores_exactly_where_the_rendered_code_does():
         on_tc += code
     assert not wrong, "\n".join(wrong)
     assert checked > 300 and 80 < on_tc < checked - 150     # every class rendered, both kinds of code present
+
+
+def test_cuda_tensor_core_code_multiplies_the_dtype_whose_rate_the_model_uses():
+    """The model's tensor-core rate is that of the op's compute dtype (fp16 for weight-only int4 and for
+    dequant_mma, which widens fp8/fp4 weights to fp16): a reachable mma of the render takes operands of a type
+    with that rate (templates holding one instruction per dtype reach them all)."""
+    checked = 0
+    for task, variant in _one_task_per_op_impl_variant():
+        if task.impl != "cuda" or not variant.tensor_cores(task.op):
+            continue
+        gpu = GPUS[task.gpu]
+        rate = perf._ctx(task).tc_rate / 1e12
+        if variant.tag == "dequant_mma":
+            rate = min(rate, tc_peak_tflops(gpu, "fp16"))
+        text = render(task, variant, variant.default_params()).text
+        operands = {PTX_TYPE[t] for mma in reachable_mma(text) for t in mma.split(".") if t in PTX_TYPE}
+        assert rate in {tc_peak_tflops(gpu, t) for t in operands}, (task.op, task.gpu, variant.tag, operands)
+        checked += 1
+    assert checked > 40
 
 
 def test_the_reachability_check_sees_a_called_mma_and_ignores_an_uncalled_one():

@@ -58,7 +58,8 @@ class Agent:
     role: str                        # lead | worker | reviewer | verifier | tuner
     skill: float
     t: float = 0.0                   # this agent's own clock
-    tries: int = 0
+    tries: int = 0                   # candidates written (the row's `tries`), reviewed-back ones included
+    results: int = 0                 # env results of its candidates: what its status counts, as the verdict does
     kept: int = 0
     best: Outcome | None = None
     assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
@@ -201,6 +202,7 @@ class _Episode:
                 best_before = self.best_ms if self.best is not None else None
                 msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
+                agent.results += 1
                 if status == "launch_error":
                     self.refused += 1
                     if outcome.expected.kind not in EDIT_FAULTS:
@@ -310,11 +312,13 @@ class _Episode:
         return None if fresh is None else self.work(agent, *fresh, "tune")
 
     def statuses(self, agents: list[Agent]) -> None:
+        """Each agent's report to the lead: its env results (as the verdict counts them: a candidate a reviewer
+        sent back never ran), how many of them became the shared best, its fastest."""
         for a in agents:
             if not self.room(3):
                 return
             best = f"best {a.best.time_ms:.4g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
-            self.say(a, "status", f"{a.id}: {a.tries} tries, {a.kept} kept, {best}")
+            self.say(a, "status", f"{a.id}: {a.results} result{'s' * (a.results != 1)}, {a.kept} kept, {best}")
 
     def leaderboard(self) -> None:
         ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))

@@ -1,5 +1,5 @@
 """The team words its merges, redirects, handoffs, verifications, verdicts and passing reviews as different engineers
-would (each was one template: a 300-episode folder had 355 such messages repeating an earlier one of their episode
+would (each was one template: a 300-episode folder had 336 such messages repeating an earlier one of their episode
 byte for byte, and every passing review said "structure and indexing look right"), and every wording states only
 what is true when it is said: the figures of the message's own fields and of the result it names, a merge's
 "nothing faster since" only when the best is the last merge's, a redirect's "switch" only to an agent on another

@@ -238,15 +238,16 @@ def _arch_gating(row):
 # kind -> the kind of message its `ref` must name (the schema makes `ref` required on exactly these kinds)
 LINKS = {"result": "candidate", "review": "candidate", "verify": "result", "merge": "result", "handoff": "result",
          "verdict": "result"}
-_STATUS = re.compile(r"^(\S+): (\d+) tries, (\d+) kept")
+_STATUS = re.compile(r"^(\S+): (\d+) results?, (\d+) kept")
 
 
 @CHECKS.check("causality", "every message comes after what it speaks of: ref names an earlier message of the linked "
-       "kind about the same agent and variant, each candidate is built at most once, a status counts only the past")
+       "kind about the same agent and variant, each candidate is built at most once, a status counts its agent's "
+       "results so far")
 def _causality(row):
     msgs = row["messages"]
     built: set[int] = set()
-    tries: dict[str, int] = {}
+    ran: dict[str, int] = {}
     kept: dict[str, int] = {}
     shared = row["baseline_ms"]
     for i, m in enumerate(msgs):
@@ -254,17 +255,16 @@ def _causality(row):
         if problem:
             return f"message {i} ({m['kind']}): {problem}"
         kind = m["kind"]
-        if kind == "candidate":
-            tries[m["agent"]] = tries.get(m["agent"], 0) + 1
-        elif kind == "result":
+        if kind == "result":
             if m["ref"] in built:
                 return f"message {i}: candidate {m['ref']} was already built"
             built.add(m["ref"])
+            ran[m["to"]] = ran.get(m["to"], 0) + 1
             if m["status"] == "ok" and m["time_ms"] < shared:
                 shared = m["time_ms"]
                 kept[m["to"]] = kept.get(m["to"], 0) + 1
-        elif kind == "status" and _status_problem(m, tries, kept):
-            return f"message {i}: {_status_problem(m, tries, kept)}"
+        elif kind == "status" and _status_problem(m, ran, kept):
+            return f"message {i}: {_status_problem(m, ran, kept)}"
     return None
 
 
@@ -285,14 +285,15 @@ def _ref_problem(msgs: list[dict], i: int, m: dict) -> str | None:
     return problem and f"ref {ref}: {problem}"
 
 
-def _status_problem(m: dict, tries: dict, kept: dict) -> str | None:
-    """A status that reports more (or fewer) tries or kept results than its agent has had so far."""
+def _status_problem(m: dict, ran: dict, kept: dict) -> str | None:
+    """A status that does not report its agent's env results and kept ones so far (`ran`, `kept`: per agent), the
+    results the verdict counts: a candidate a reviewer sent back never ran."""
     said = _STATUS.match(m["content"])
     if said is None:
-        return None
-    who, now = said[1], (tries.get(said[1], 0), kept.get(said[1], 0))
+        return f"status {m['content']!r} does not say its agent's results and kept ones"
+    who, now = said[1], (ran.get(said[1], 0), kept.get(said[1], 0))
     if (int(said[2]), int(said[3])) != now:
-        return f"status says {said[2]} tries, {said[3]} kept for {who}, but so far {now[0]} and {now[1]}"
+        return f"status says {said[2]} results, {said[3]} kept for {who}, but so far {now[0]} and {now[1]}"
     return None
 
 
@@ -461,6 +462,7 @@ def row_checks_pass(row) -> bool:
         return False
     roles = {a["id"]: a["role"] for a in agents}
     tries, kept, best = dict.fromkeys(roles, 0), dict.fromkeys(roles, 0), {}
+    ran = dict.fromkeys(roles, 0)   # env results per agent (what a status counts)
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
@@ -483,6 +485,7 @@ def row_checks_pass(row) -> bool:
                 if m["ref"] in built or _build_problem(row["impl"], msgs, m, cleared):
                     return False
                 built.add(m["ref"])
+                ran[m["to"]] += 1
                 status, ms = m["status"], m["time_ms"]
                 if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
                     return False
@@ -517,7 +520,7 @@ def row_checks_pass(row) -> bool:
                     return False
                 code[m["agent"]] = m["content"]
             elif kind == "status":
-                if _status_problem(m, tries, kept):
+                if _status_problem(m, ran, kept):
                     return False
             elif kind == "plan":
                 if label not in m["content"]:

@@ -30,7 +30,7 @@ from operator import itemgetter
 import numpy as np
 
 from generator.sim import clock, rewards
-from generator.kernelswarm import review
+from generator.kernelswarm import review, wording
 from generator.sim.feedback import result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog import calibration
@@ -58,7 +58,8 @@ class Agent:
     role: str                        # lead | worker | reviewer | verifier | tuner
     skill: float
     t: float = 0.0                   # this agent's own clock
-    tries: int = 0
+    tries: int = 0                   # candidates written (the row's `tries`), reviewed-back ones included
+    results: int = 0                 # env results of its candidates: what its status counts, as the verdict does
     kept: int = 0
     best: Outcome | None = None
     assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
@@ -67,6 +68,7 @@ class Agent:
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
     handed: str | None = None        # the variant of the latest handoff to this agent (a tuner tunes only it)
+    voice: np.random.Generator | None = None   # its choice of words (`_Episode.word`), spawned on first use
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -113,6 +115,8 @@ class _Episode:
                                               # which limit they hit (wb.over_limit)
         self.exhausted = False               # every configuration of every legal variant has been sent
         self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
+        self.merged: Outcome | None = None   # the shared best the lead merged last
+        self.said: set[str] = set()          # the wordings said so far (`word`)
 
     # ------------------------------------------------------------------ setup
     def _role(self, i: int, n: int) -> str:
@@ -141,6 +145,18 @@ class _Episode:
                "reward": 0.0, **extra}
         self.messages.append(msg)
         return msg
+
+    def word(self, agent: Agent, wordings: list[str]) -> str:
+        """One of `wordings` (the same facts, as different engineers put them: `wording`) as `agent` says it, among
+        those not said yet in the episode while any is left (people do not paste their last sentence). Drawn from the
+        agent's own generator, spawned from the episode's (spawning draws nothing from it): how an agent words a
+        message moves none of the episode's draws."""
+        if agent.voice is None:
+            agent.voice = self.rng.spawn(1)[0]
+        fresh = [text for text in wordings if text not in self.said] or wordings
+        text = fresh[int(agent.voice.integers(len(fresh)))]
+        self.said.add(text)
+        return text
 
     def announce_plan(self, body: str) -> None:
         """The lead's plan: an opening in its own words that names the task (`task_label`), then `body`."""
@@ -201,6 +217,7 @@ class _Episode:
                 best_before = self.best_ms if self.best is not None else None
                 msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
+                agent.results += 1
                 if status == "launch_error":
                     self.refused += 1
                     if outcome.expected.kind not in EDIT_FAULTS:
@@ -310,11 +327,13 @@ class _Episode:
         return None if fresh is None else self.work(agent, *fresh, "tune")
 
     def statuses(self, agents: list[Agent]) -> None:
+        """Each agent's report to the lead: its env results (as the verdict counts them: a candidate a reviewer
+        sent back never ran), how many of them became the shared best, its fastest."""
         for a in agents:
             if not self.room(3):
                 return
             best = f"best {a.best.time_ms:.4g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
-            self.say(a, "status", f"{a.id}: {a.tries} tries, {a.kept} kept, {best}")
+            self.say(a, "status", f"{a.id}: {a.results} result{'s' * (a.results != 1)}, {a.kept} kept, {best}")
 
     def leaderboard(self) -> None:
         ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
@@ -336,25 +355,31 @@ class _Episode:
             return
         self.board_for_lead()
         b, owner = self.best, self.best_owner
-        self.say(self.lead, "merge", f"merge {owner.id}: {b.tag} {_params_text(b.params)} at {b.time_ms:.5g} ms "
-                 f"is the shared best ({self.baseline / b.time_ms:.2f}x over baseline)",
-                 to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
+        text = self.word(self.lead, wording.merge(owner.id, b.tag, _params_text(b.params), f"{b.time_ms:.5g}",
+                                                  f"{self.baseline / b.time_ms:.2f}", f"{self.baseline:.5g}",
+                                                  b is self.merged))
+        self.merged = b
+        self.say(self.lead, "merge", text, to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
+                 ref=self.best_result)
 
     def dispatch(self, agent: Agent, tag: str, configs: list[dict], text: str) -> None:
         agent.assignment = (tag, list(configs))
         self.say(self.lead, "dispatch", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
-    def redirect(self, agent: Agent, tag: str, params: dict) -> None:
+    def redirect(self, agent: Agent) -> None:
+        """The lead sends `agent` to tune around the shared best."""
+        tag, params = self.best.tag, self.best.params
         agent.assignment = (tag, [params])
-        text = f"switch to {tag}; tune around {_params_text(params)}"
+        on = agent.last_result["variant"] if agent.last_result else None
+        text = self.word(self.lead, wording.redirect(tag, _params_text(params), on))
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
         tuner.handed = kernel.tag
-        self.say(giver, "handoff", f"{giver.id} -> {tuner.id}: {kernel.tag} {_params_text(kernel.params)} "
-                 f"({kernel.time_ms:.5g} ms) for tuning", to=tuner.id, variant=kernel.tag, params=dict(kernel.params),
-                 ref=result)
+        text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, _params_text(kernel.params),
+                                                f"{kernel.time_ms:.5g}"))
+        self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)
 
     def ensure_improvement(self) -> None:
         """A team that found nothing faster than the baseline gives its strongest builder a last push of at most
@@ -398,11 +423,11 @@ class _Episode:
             self.keep_baseline()
             return
         speedup = self.speedup
-        msg = self.say(self.lead, "verdict",
-                       f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
-                       f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; "
-                       f"{self.passed}/{self.results} results passed",
-                       variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
+        text = self.word(self.lead, wording.verdict(self.best_owner.id, b.tag, _params_text(b.params),
+                                                    f"{b.time_ms:.5g}", f"{speedup:.3g}", f"{self.baseline:.5g}",
+                                                    f"{self.passed}/{self.results}"))
+        msg = self.say(self.lead, "verdict", text, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
+                       ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)
 
     def keep_baseline(self) -> None:
@@ -415,9 +440,8 @@ class _Episode:
         else:
             why = "none of them ran"
         refused = f"; {self.refused} refused at launch" if self.refused else ""
-        msg = self.say(self.lead, "verdict",
-                       f"verdict: no improvement; keeping the {self.baseline:.5g} ms baseline. "
-                       f"{self.passed}/{self.results} results passed, {why}{refused}",
+        opening = self.word(self.lead, wording.no_improvement(f"{self.baseline:.5g}"))
+        msg = self.say(self.lead, "verdict", f"{opening} {self.passed}/{self.results} results passed, {why}{refused}",
                        kept="baseline", time_ms=self.baseline)
         msg["reward"] = rewards.verdict_reward(1.0, improved=False)
 
@@ -477,7 +501,7 @@ def _dispatch(ep: _Episode) -> None:
         ep.merge()
         for w in workers:
             if w is not ep.best_owner and ep.room(3):
-                ep.redirect(w, ep.best.tag, ep.best.params)
+                ep.redirect(w)
         for w in workers:
             base = w.best if w.best is not None and w.best.tag == ep.best.tag else ep.best
             ep.tune_around(w, base.tag, base.params)
@@ -562,13 +586,16 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
             return
         out = ep.work(proposer, tag, params, "fix")
     else:
-        ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: structure and indexing look right", to=proposer.id,
-               status="pass", variant=tag, ref=written[2])
+        lines = written[2]["content"].count("\n") + 1
+        note = ep.word(reviewer, review.passing_notes(ep.wb.by_tag[tag], _params_text(params), lines, ep.task.dtype,
+                                                      ep.task.gpu, ep.wb.gpu))
+        ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: {note}", to=proposer.id, status="pass", variant=tag,
+               ref=written[2])
         out = ep.work(proposer, tag, params, "new_variant", written)
     ep.close_round()
     if out.status != "ok":
         return
-    ep.say(verifier, "verify", f"re-checked {proposer.id}/{tag} against the fp64 reference on 3 extra seeds: pass",
+    ep.say(verifier, "verify", ep.word(verifier, wording.verify(proposer.id, tag, _params_text(out.params))),
            to=proposer.id, status="pass", variant=tag, ref=proposer.last_result)
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:
@@ -616,7 +643,7 @@ def _campaign(ep: _Episode) -> None:
         ranked = sorted(workers, key=lambda a: (a.best.time_ms if a.best else math.inf, a.id))
         for w in ranked[len(ranked) // 2:]:
             if ep.room(3):
-                ep.redirect(w, ep.best.tag, ep.best.params)
+                ep.redirect(w)
         for w in workers:
             tag, share = w.assignment
             if w.assignment[1] and len(share) > rnd and w.best is None:

@@ -1,14 +1,18 @@
-"""What a reviewer who catches an editing mistake says about it: in its own words, from the source it read.
+"""What a reviewer says of a candidate: in its own words, from the source it read.
 
 Why: a review judges a candidate before the env builds it, and a failed review sends it back unbuilt, so no
 compiler ever ran on it. Quoting the diagnostic the compiler would have printed (`x.cu(264): error: expected a
 ";"`, Triton's `at 35:44:`) claims a build that never happened; the reviewer names the faulty line and what is
-wrong with it instead. `TOOL_TEXT` is what such a quote looks like (the QA's `review_quotes` rule).
+wrong with it instead. `TOOL_TEXT` is what such a quote looks like (the QA's `review_quotes` rule). A passing
+review names something it read in the candidate (every one used to say "structure and indexing look right"): only
+facts its build cannot contradict.
 """
 from __future__ import annotations
 
 import re
 
+from generator.catalog.hardware import GPU
+from generator.catalog.variants import Variant
 from generator.kernels.faults import Expected
 
 # nvcc's `file(line): error:`, ptxas's `ptxas error`/`ptxas fatal`, Triton's `at L:C:` and exception reprs
@@ -36,3 +40,18 @@ def finding(expected: Expected, source: str) -> str:
         return (f"the kernel uses {name[1]}, which it never defines" if name
                 else "a tl.arange range is not a power of 2")
     return f"a {kind.replace('_', ' ')} in the edit"
+
+
+def passing_notes(variant: Variant, cfg: str, lines: int, dtype: str, gpu: str, hardware: GPU) -> list[str]:
+    """What a reviewer who passes a `lines`-line candidate of `variant` at `cfg` for `gpu` can say it read: true of
+    the source whatever its build gives (its constants and length, tensor-core math, the features it needs when
+    the GPU has them), never a judgement of correctness the env may contradict."""
+    notes = [f"{cfg} in {lines} lines; ready to build", f"read all {lines} lines at {cfg}; send it to the env"]
+    if variant.tc:
+        notes.append(f"tensor-core math at {cfg}; ready to build")
+    needs = variant.requires_for(dtype)
+    if not needs:
+        notes.append(f"{cfg}; it needs no feature {gpu} ({hardware.arch}) lacks")
+    elif needs <= hardware.features:
+        notes.append(f"needs {', '.join(sorted(needs))}, which {gpu} ({hardware.arch}) has; {cfg}")
+    return notes

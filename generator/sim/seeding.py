@@ -3,7 +3,8 @@
 A row is a pure function of (seed, index, options) because its generator is seeded by
 `SeedSequence([seed, stream, index])` (`stream`: the dataset descriptor's own number), never by the wall clock or a global RNG, and no two rows
 (or datasets) share a stream. Purposes other than rows (the task split) get their own spawn key, so they can
-never collide with a row's stream.
+never collide with a row's stream. A kernelswarm agent words its messages from a generator spawned from its row's
+(`_Episode.word`): spawning draws nothing, so the wording moves none of the row's other draws.
 """
 from __future__ import annotations
 

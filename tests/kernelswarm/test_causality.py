@@ -80,10 +80,10 @@ def test_the_causality_rule_names_the_broken_link(pipelines, edit, expect):
     assert found and expect in found[0], found
 
 
-def test_a_status_cannot_report_tries_still_to_come(pipelines):
+def test_a_status_cannot_report_results_still_to_come(pipelines):
     row = copy.deepcopy(pipelines[0])
     status = next(m for m in row["messages"] if m["kind"] == "status")
     who, rest = status["content"].split(": ", 1)
-    tries, rest = rest.split(" tries", 1)
-    status["content"] = f"{who}: {int(tries) + 1} tries{rest}"
-    assert any(m.startswith("causality: ") and "tries" in m for m in semantic.check("episode", row))
+    results, rest = rest.split(" result", 1)
+    status["content"] = f"{who}: {int(results) + 1} result{rest}"
+    assert any(m.startswith("causality: ") and "results" in m for m in semantic.check("episode", row))

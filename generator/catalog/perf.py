@@ -54,6 +54,7 @@ class _Ctx:
     l2: float          # bytes
     roofline_s: float
     bound: str         # "memory" or "compute": which side of the roofline the task sits on
+    op: str            # the op: a class's templates can run different code per op (ops/<op> snippets)
 
 
 @lru_cache(maxsize=8192)
@@ -74,7 +75,7 @@ def _ctx(task) -> _Ctx:
         peak = max(cc_rate, gpu.fp16_cuda_tflops * 1e12)
     return _Ctx(gpu, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
                 tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
-                "memory" if nbytes / bw >= flops / peak else "compute")
+                "memory" if nbytes / bw >= flops / peak else "compute", task.op)
 
 
 def roofline_ms(task) -> float:
@@ -439,11 +440,13 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     if "RADIX_BITS" in p:
         bits = p["RADIX_BITS"]
         passes = 1 + math.ceil(32 / bits) / (1 + (1 << bits) / 8192 + 4 / (1 << bits))
+    elif impl == "triton" and c.op == "moe_topk_gating":
+        passes = 1      # its own template: the router row is one tile, read once (sampler/moe_topk_gating/)
     else:
-        # Triton's templates share one snippet: row statistics, threshold search, the draw
+        # the token samplers' Triton templates share one snippet: row statistics, threshold search, the draw
         passes = 3 if impl == "triton" else {"naive": min(max(8, K), 16), "block_reduce": 3}[v.tag]
     vec = p.get("VEC", 1)
-    packed = _rows_per_cta(threads, C, vec)
+    packed = _rows_per_cta(threads, C, vec) if impl == "cuda" else 1   # Triton: a program per row (or split)
     ctas = math.ceil(R / packed) * splits
     per_cta = C * packed / splits
     if impl == "triton":
@@ -451,8 +454,8 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         # too (only the draw is divided: its template): they re-read the row once per split, the resident ones
         # hold distinct rows (the grid's row axis varies fastest), and the pick kernel reads back each split's
         # winner (token i64 + score f32, written then read)
-        inflight = min(p["BLOCK_V"], C * packed) * c.e
-        reread = _l2_reread(c, min(R, c.gpu.sms * bps) * C * packed * c.e)
+        inflight = min(p["BLOCK_V"], C) * c.e
+        reread = _l2_reread(c, min(R, c.gpu.sms * bps) * C * c.e)
         extra = splits * (passes - 1) * R * C * c.e * reread + (R * splits * 12 * 2 if splits > 1 else 0)
     else:
         inflight = min(threads, per_cta / vec) * c.e * vec * min(4.0, max(1.0, per_cta / (threads * vec)))

@@ -73,19 +73,18 @@ def test_renders_follow_the_audit_conventions(op):
                 assert f"\n{name} = {value}\n" in src.text, f"{where}: tuned {name} not on its own line"
 
 
-def test_split_row_renders_call_every_helper_they_define():
-    """A split_row module holds only code its op runs: each helper it defines is called in it (0.6.3 rendered
-    moe_topk_gating, whose router row is one tile, with the samplers' draw helpers and a launcher it never called,
-    and the samplers with moe's row launcher)."""
-    split_row = variant("sampler", "split_row", "triton")
-    ops = [op for op in _triton_ops() if split_row in variants_for(op.name, "triton")]
-    assert ops
-    for op in ops:
-        tree = ast.parse(render(_task(op, "h100"), split_row, {}).text)
+def test_sampler_renders_call_every_helper_they_define():
+    """A sampler module holds only code its op runs: each helper it defines is called in it (moe_topk_gating, whose
+    router row is one tile, was rendered with the token samplers' draw helpers and launcher it never called, and
+    the token samplers with moe's row launcher)."""
+    cases = [(op, v) for op in _triton_ops() if op.kernel_class == "sampler" for v in variants_for(op.name, "triton")]
+    assert {v.tag for _op, v in cases} == {"naive", "blocked", "split_row"}
+    for op, v in cases:
+        tree = ast.parse(render(_task(op, "h100"), v, {}).text)
         named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         helpers = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)
                    and not n.name.endswith("_kernel") and n.name != op.name}
-        assert helpers and helpers <= named, f"{op.name}: never called: {sorted(helpers - named)}"
+        assert helpers <= named, f"{op.name} {v.tag}: never called: {sorted(helpers - named)}"
 
 
 def _representative_subset():

@@ -488,10 +488,16 @@ def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
         extra = (cuda_sampler_reads(c.op, v.tag, p, K) - 1) * R * C * c.e * reread
         if splits > 1:
             extra += R * splits * (1 << p["RADIX_BITS"]) * 4
-    launches = 2 if splits > 1 else 1
+    launches = sampler_launches(impl, splits)
     mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
     comp = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024))
-    return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * (2 if splits > 1 else 1))
+    return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * launches)
+
+
+def sampler_launches(impl: str, splits: int) -> int:
+    """Kernels a sampler template launches: Triton split_row's pick kernel follows its sampling kernel; CUDA
+    split_row's last split to finish merges the row in the same kernel (an atomic ticket), so it launches one."""
+    return 2 if impl == "triton" and splits > 1 else 1
 
 
 def _scan(c: _Ctx, v: Variant, p: dict, impl: str) -> float:

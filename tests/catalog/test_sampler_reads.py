@@ -1,19 +1,21 @@
-"""The sampler model charges the row reads the Triton templates' code makes: counted here in each real render
-(a walk over the row in BLOCK_V tiles, or a load of a whole one-tile row, is one read; a loop of N steps around
-reads repeats them, a helper call reads what its body reads). The model charged every op 3 reads, where top-k's
-and top-p's threshold bisection walks the row 24 more times, min-p's code reads it twice and moe's once."""
+"""The sampler model charges what the templates' code does: the row reads of the Triton templates, counted here in
+each real render (a walk over the row in BLOCK_V tiles, or a load of a whole one-tile row, is one read; a loop of N
+steps around reads repeats them, a helper call reads what its body reads), and the kernels every template
+launches. The model charged every op 3 reads, where top-k's and top-p's threshold bisection walks the row 24 more
+times, min-p's code reads it twice and moe's once; and CUDA split_row two launches for its one kernel."""
 from __future__ import annotations
 
 import ast
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
-from generator.catalog.perf import TRITON_SAMPLER_READS, time_ms
+from generator.catalog.perf import TRITON_SAMPLER_READS, sampler_launches, time_ms
 from generator.catalog.tasks import make_task
 from generator.catalog.variants import variants_for
 from generator.kernels import render
 
-TRITON_SAMPLER_OPS = [op.name for op in OPS.values() if op.kernel_class == "sampler" and "triton" in op.impls]
+SAMPLER_OPS = [op for op in OPS.values() if op.kernel_class == "sampler"]
+TRITON_SAMPLER_OPS = [op.name for op in SAMPLER_OPS if "triton" in op.impls]
 
 
 def _reads(node: ast.AST, functions: dict, constants: dict) -> int:
@@ -70,3 +72,25 @@ def test_a_token_sampler_pays_its_search_passes_where_the_logits_miss_l2():
                     assert gap >= added * logits / (gpu.dram_gbps * 1e9) * 1e3, (task, v.tag, added, gap)
                     checked += 1
     assert checked >= 30
+
+
+def _launches(source) -> int:
+    """Kernel launches in a render: CUDA `kernel<<<...>>>`, Triton `kernel[grid](...)`."""
+    if source.lang == "cuda":
+        return source.text.count("<<<")
+    tree = ast.parse(source.text)
+    return sum(isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) for n in ast.walk(tree))
+
+
+def test_the_model_charges_the_launches_each_render_makes():
+    seen = set()
+    for op in SAMPLER_OPS:
+        for impl in op.impls:
+            task = make_task(op.name, impl, "h100", "fp32", op.shapes[0])
+            for v in variants_for(op.name, impl):
+                for splits in v.params.get("SPLITS", (1,)):
+                    params = {"SPLITS": splits} if "SPLITS" in v.params else {}
+                    launches = _launches(render(task, v, params))
+                    assert sampler_launches(impl, splits) == launches, (op.name, impl, v.tag, splits)
+                    seen.add((impl, launches))
+    assert seen == {("cuda", 1), ("triton", 1), ("triton", 2)}

@@ -41,7 +41,8 @@ HOPPER_MMA_SYNC = 0.72      # mma.sync on sm_90: ~65 % of tensor peak at best (a
 @dataclass(frozen=True)
 class _Ctx:
     gpu: GPU
-    op: str            # the op's name: its snippet decides whether some variants dot on tensor cores
+    op: str            # the op's name: a class's templates run different code per op (ops/<op> snippets,
+                       # <class>/<op>/<tag> templates): tensor cores or not, the sampler's row reads
     kclass: str
     d: dict
     e: float
@@ -446,37 +447,71 @@ def _gather(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     return _finish(c, mem, v.comp_eff * spill, c.cc_rate, extra, 1, _waves(c, ctas, bps) * WAVE_OVERHEAD_S)
 
 
+TRITON_SEARCH_STEPS = 24   # the Triton top-k / top-p snippets' threshold bisection (SEARCH_STEPS in ops/<op>.py)
+# (row reads every program of a row makes, row reads its programs divide among them: split_row's draw) of the
+# Triton sampler templates per op, counted in their code: _row_max, then top-k's SEARCH_STEPS counting passes,
+# top-p's total mass and SEARCH_STEPS mass passes; every token sampler ends in one _gumbel_argmax draw over its
+# program's columns. moe_topk_gating's router row is one tile, read once (sampler/moe_topk_gating/).
+TRITON_SAMPLER_READS = {"topk_sample": (1 + TRITON_SEARCH_STEPS, 1), "nucleus_sample": (2 + TRITON_SEARCH_STEPS, 1),
+                        "minp_sample": (1, 1), "moe_topk_gating": (1, 0)}
+
+
+def cuda_sampler_reads(op: str, tag: str, p: dict, k: int) -> int:
+    """Reads of its row the CUDA sampler template `tag` makes for `op` (templates/cuda/sampler/<tag>.cu), counted in
+    its code: the softmax statistics; the threshold search (one pass per bit, per RADIX_BITS digit in the radix
+    templates; none for min-p, whose threshold is max + log(min_p)); then naive's kept-mass and draw loops, the
+    block templates' `finish` segment pass (its draw rescans one thread's segment). split_row's splits read their
+    segments twice (statistics, the top-digit histogram, built for every op), the merging block the other digits.
+    moe_topk_gating writes every kept expert (`finish` rescans every segment) and counts each one's rank over the
+    whole router row: k more reads."""
+    if op == "minp_sample":
+        search = 0
+    else:
+        search = math.ceil(32 / p["RADIX_BITS"]) if "RADIX_BITS" in p else 32
+    if tag == "naive":
+        reads = 1 + search + 2
+    elif tag == "split_row":
+        reads = 2 + max(search - 1, 0) + 1
+    else:
+        reads = 1 + search + 1
+    if op == "moe_topk_gating":
+        reads += (tag != "naive") + k
+    return reads
+
+
 def _sampler(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     R, C, K = c.d["R"], c.d["C"], c.d["K"]
     threads, bps, spill = _resources(c, v, p)
     splits = p.get("SPLITS", 1)
-    if "RADIX_BITS" in p:
-        bits = p["RADIX_BITS"]
-        passes = 1 + math.ceil(32 / bits) / (1 + (1 << bits) / 8192 + 4 / (1 << bits))
-    else:
-        # Triton's templates share one snippet: row statistics, threshold search, the draw
-        passes = 3 if impl == "triton" else {"naive": min(max(8, K), 16), "block_reduce": 3}[v.tag]
     vec = p.get("VEC", 1)
-    packed = _rows_per_cta(threads, C, vec)
+    packed = _rows_per_cta(threads, C, vec) if impl == "cuda" else 1   # Triton: a program per row (or split)
     ctas = math.ceil(R / packed) * splits
     per_cta = C * packed / splits
     if impl == "triton":
-        # every program walks its whole row in BLOCK_V tiles for the row statistics, split_row's SPLITS programs
-        # too (only the draw is divided: its template): they re-read the row once per split, the resident ones
-        # hold distinct rows (the grid's row axis varies fastest), and the pick kernel reads back each split's
-        # winner (token i64 + score f32, written then read)
-        inflight = min(p["BLOCK_V"], C * packed) * c.e
-        reread = _l2_reread(c, min(R, c.gpu.sms * bps) * C * packed * c.e)
-        extra = splits * (passes - 1) * R * C * c.e * reread + (R * splits * 12 * 2 if splits > 1 else 0)
+        # the first read at DRAM price (c.nbytes), the others re-reads: every program walks its whole row in
+        # BLOCK_V tiles for the statistics and the search, split_row's SPLITS programs too (only the draw is
+        # divided: its template), the resident ones hold distinct rows (the grid's row axis varies fastest), and
+        # the pick kernel reads back each split's winner (token i64 + score f32, written then read)
+        whole, divided = TRITON_SAMPLER_READS[c.op]
+        inflight = min(p["BLOCK_V"], C) * c.e
+        reread = _l2_reread(c, min(R, c.gpu.sms * bps) * C * c.e)
+        extra = (splits * whole + divided - 1) * R * C * c.e * reread + (R * splits * 12 * 2 if splits > 1 else 0)
     else:
         inflight = min(threads, per_cta / vec) * c.e * vec * min(4.0, max(1.0, per_cta / (threads * vec)))
-        extra = (passes - 1) * R * C * c.e * _l2_reread(c, min(R * splits, c.gpu.sms * bps) * per_cta * c.e)
+        reread = _l2_reread(c, min(R * splits, c.gpu.sms * bps) * per_cta * c.e)
+        extra = (cuda_sampler_reads(c.op, v.tag, p, K) - 1) * R * C * c.e * reread
         if splits > 1:
             extra += R * splits * (1 << p["RADIX_BITS"]) * 4
-    launches = 2 if splits > 1 else 1
+    launches = sampler_launches(impl, splits)
     mem = _mem_ceiling(c, v) * _mem_par(c, ctas, bps, inflight) * spill
     comp = v.comp_eff * spill * min(1.0, ctas * threads / (c.gpu.sms * 1024))
-    return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * (2 if splits > 1 else 1))
+    return _finish(c, mem, comp, c.cc_rate, extra, launches, _waves(c, ctas, bps) * WAVE_OVERHEAD_S * launches)
+
+
+def sampler_launches(impl: str, splits: int) -> int:
+    """Kernels a sampler template launches: Triton split_row's pick kernel follows its sampling kernel; CUDA
+    split_row's last split to finish merges the row in the same kernel (an atomic ticket), so it launches one."""
+    return 2 if impl == "triton" and splits > 1 else 1
 
 
 def _scan(c: _Ctx, v: Variant, p: dict, impl: str) -> float:

@@ -98,7 +98,7 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
     names = tuple(variant.params)
     slots = frozenset(names) | {"TUNED_CONSTANTS"}
 
-    main_path = templating.template_path(lang, variant.kernel_class, variant.tag, root)
+    main_path = templating.template_path(lang, variant.kernel_class, variant.tag, root, task.op)
     if style is not None:   # the engineer writes the technique one of the ways real code does
         main_path = style.pick(templating.alternatives(main_path))
     templating.check_tuned_lines(main_path, names)

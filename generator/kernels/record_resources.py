@@ -147,7 +147,7 @@ _BOUND = re.compile(r"^[A-Za-z_]\w* = \{\{SHAPE_(\w+)\}\}", re.M)
 def bound_shape(op: str, variant) -> tuple[str, ...]:
     """The shape values a Triton render binds as module constants (e.g. HEAD_DIM = {{SHAPE_D}}): the only part of
     the shape its kernels are specialized on (every other size is a runtime argument)."""
-    paths = [templating.template_path("triton", variant.kernel_class, variant.tag)]
+    paths = [templating.template_path("triton", variant.kernel_class, variant.tag, op=op)]
     snippet = templating.snippet_path("triton", variant.kernel_class, op)
     texts = [p.read_text(encoding="utf-8") for p in paths + ([snippet] if snippet else [])]
     return tuple(dict.fromkeys(name for text in texts for name in _BOUND.findall(text)))

@@ -121,8 +121,14 @@ def _template(path: Path, pieces: list[str]) -> Template:
 
 
 @lru_cache(maxsize=None)   # template files do not come and go while a process renders (~200K renders a run)
-def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_ROOT) -> Path:
-    path = root / lang / kernel_class / f"{tag}{EXTENSIONS[lang][0]}"
+def template_path(lang: str, kernel_class: str, tag: str, root: Path = TEMPLATE_ROOT, op: str | None = None) -> Path:
+    """The variant's module for `op`: the op's own (`<kernel_class>/<op>/<tag>`, for an op whose code shares none of
+    the class template's helpers, e.g. moe_topk_gating's one-tile router row among the samplers), else the class's."""
+    ext = EXTENSIONS[lang][0]
+    own = root / lang / kernel_class / op / f"{tag}{ext}" if op else None
+    if own is not None and own.is_file():
+        return own
+    path = root / lang / kernel_class / f"{tag}{ext}"
     if not path.is_file():
         raise TemplateError(f"{path}: no template for {lang} {kernel_class}/{tag}")
     return path

@@ -14,7 +14,7 @@ from generator.kernels.faults import expect_clean
 from generator.kernels.templating import TEMPLATE_ROOT
 from generator.catalog.ops import OPS
 from generator.catalog.tasks import make_task
-from generator.catalog.variants import VARIANTS, legal_on, variant, variants_for
+from generator.catalog.variants import VARIANTS, legal_on, variants_for
 
 pytestmark = pytest.mark.compiler   # real nvcc / Triton compiles: `pytest -m "not compiler"` leaves them out
 
@@ -71,21 +71,6 @@ def test_renders_follow_the_audit_conventions(op):
                         assert arg.arg in constants, f"{where}: constexpr {arg.arg} has no module constant"
             for name, value in v.default_params().items():
                 assert f"\n{name} = {value}\n" in src.text, f"{where}: tuned {name} not on its own line"
-
-
-def test_split_row_renders_call_every_helper_they_define():
-    """A split_row module holds only code its op runs: each helper it defines is called in it (0.6.3 rendered
-    moe_topk_gating, whose router row is one tile, with the samplers' draw helpers and a launcher it never called,
-    and the samplers with moe's row launcher)."""
-    split_row = variant("sampler", "split_row", "triton")
-    ops = [op for op in _triton_ops() if split_row in variants_for(op.name, "triton")]
-    assert ops
-    for op in ops:
-        tree = ast.parse(render(_task(op, "h100"), split_row, {}).text)
-        named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        helpers = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)
-                   and not n.name.endswith("_kernel") and n.name != op.name}
-        assert helpers and helpers <= named, f"{op.name}: never called: {sorted(helpers - named)}"
 
 
 def _representative_subset():

@@ -61,23 +61,6 @@ __device__ float2 block_stats(float2 s)
     return result;
 }
 
-__device__ float block_sum(float v)
-{
-    __shared__ float warp_sums[NUM_THREADS / 32];
-    __shared__ float result;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(FULL_MASK, v, offset);
-    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float total = 0.f;
-        for (int w = 0; w < NUM_THREADS / 32; ++w) total += warp_sums[w];
-        result = total;
-    }
-    __syncthreads();
-    return result;
-}
-
 // Keeps every element whose key is >= thr. Each thread takes a contiguous segment; an inclusive scan of the
 // segments' kept mass and count in shared memory gives every kept element its place, so the draw (or the
 // emitted slots) follows index order.

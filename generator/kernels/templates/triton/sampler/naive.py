@@ -54,10 +54,6 @@ def _emit(tokens_ptr, score_ptr, row, split, SPLITS: tl.constexpr, score, token)
 {{OP_SNIPPET}}
 
 
-def _launch_rows(kernel, n_rows, *args, **meta):
-    kernel[(n_rows,)](*args, BLOCK_V=BLOCK_V, num_warps=NUM_WARPS, num_stages=NUM_STAGES, **meta)
-
-
 def _launch_sample(kernel, tokens, n_rows, *args, **meta):
     import torch  # the caller's tensors are torch tensors; the module itself imports only triton
 

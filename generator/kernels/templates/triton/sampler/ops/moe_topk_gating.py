@@ -32,5 +32,7 @@ def {{OP}}(router_logits, topk_weights, topk_ids):
     """router_logits: (T, E) fp32; topk_weights: (T, K) fp32, renormalized; topk_ids: (T, K) int32, each token's
     experts by descending weight (ties to the lower id), the order vLLM's fused_topk writes."""
     T, E = router_logits.shape
-    _launch_rows({{KERNEL_NAME}}_kernel, T, router_logits, topk_weights, topk_ids, E, TOP_K=TOP_K,
-                 TOP_K_PAD=TOP_K_PAD)
+    {{KERNEL_NAME}}_kernel[(T,)](
+        router_logits, topk_weights, topk_ids, E, BLOCK_V=BLOCK_V, TOP_K=TOP_K, TOP_K_PAD=TOP_K_PAD,
+        num_warps=NUM_WARPS, num_stages=NUM_STAGES,
+    )

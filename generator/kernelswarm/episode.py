@@ -400,7 +400,7 @@ class _Episode:
         speedup = self.speedup
         msg = self.say(self.lead, "verdict",
                        f"verdict: best {b.time_ms:.5g} ms by {self.best_owner.id} ({b.tag} {_params_text(b.params)}), "
-                       f"{speedup:.3g}x over the {self.baseline:.5g} ms baseline; "
+                       f"{self.baseline / b.time_ms:.3g}x over the {self.baseline:.5g} ms baseline; "
                        f"{self.passed}/{self.results} results passed",
                        variant=b.tag, params=dict(b.params), time_ms=b.time_ms, ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)

@@ -66,15 +66,26 @@ def _ctx(task) -> _Ctx:
     bw = gpu.dram_gbps * 1e9
     tc_rate = tc_peak_tflops(gpu, op.compute_dtype(task.dtype)) * 1e12
     cc_rate = gpu.fp32_tflops * 1e12
-    peak = tc_rate if op.kernel_class in TC_CLASSES else cc_rate
-    if op.kernel_class == "gemv" and op.compute_dtype(task.dtype) in ("fp16", "bf16"):
-        # fp16 activations meet (dequantized) weights in packed half2 FMAs (HFMA2): the GPU's fp16 CUDA-core
-        # rate (A100: 78 vs 19.5 TFLOPS fp32, gpu_facts.md part 1), so W4A16 / W8A16 GEMV at M <= 8 stays
-        # memory-bound as published weight-only kernels are (Marlin: ~4x over fp16 up to batch 16-32)
-        peak = max(cc_rate, gpu.fp16_cuda_tflops * 1e12)
+    cuda_core = cuda_core_peak(gpu, op, task.dtype)
+    peak = tc_rate if cuda_core is None else cuda_core[0] * 1e12
     return _Ctx(gpu, op.kernel_class, {"CC": gpu.cc, **op.dims(shape)}, ELEMENT_BYTES[task.dtype], nbytes, flops, bw, peak,
                 tc_rate, cc_rate, bw * LATENCY_S, gpu.l2_mb * 2**20, max(nbytes / bw, flops / peak),
                 "memory" if nbytes / bw >= flops / peak else "compute")
+
+
+def cuda_core_peak(gpu: GPU, op, dtype: str) -> tuple[float, str] | None:
+    """The CUDA-core rate (TFLOPS) an op's flops are held to and the precision it is counted in (its roofline,
+    its reports' "% of peak"; the task turn states both), or None where its math runs on tensor cores
+    (`TC_CLASSES`: the tensor-core rate of its compute dtype)."""
+    if op.kernel_class in TC_CLASSES:
+        return None
+    compute = op.compute_dtype(dtype)
+    if op.kernel_class == "gemv" and compute in ("fp16", "bf16"):
+        # fp16 activations meet (dequantized) weights in packed half2 FMAs (HFMA2): the GPU's fp16 CUDA-core
+        # rate (A100: 78 vs 19.5 TFLOPS fp32, gpu_facts.md part 1), so W4A16 / W8A16 GEMV at M <= 8 stays
+        # memory-bound as published weight-only kernels are (Marlin: ~4x over fp16 up to batch 16-32)
+        return max(gpu.fp32_tflops, gpu.fp16_cuda_tflops), compute
+    return gpu.fp32_tflops, "fp32"
 
 
 def roofline_ms(task) -> float:

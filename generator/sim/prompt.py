@@ -3,6 +3,7 @@ baseline and roofline, how a kernel is checked and timed. Every dataset's task t
 in the harness, not in one dataset."""
 from __future__ import annotations
 
+from generator.catalog import perf
 from generator.catalog.hardware import FEATURES, GPUS, tc_peak_tflops
 from generator.catalog.ops import OPS
 from generator.sim import correctness
@@ -12,11 +13,17 @@ REPLY = "Reply with the full kernel source only."   # kernelinfer's reply instru
 
 def _compute_peak(gpu, op, dtype: str) -> str:
     """The peak the task's math runs against, the one its reports' "% of peak" divide by (`perf`: the tensor-core
-    rate of the op's compute dtype, fp16 where the chip has no native path for it)."""
+    rate of the op's compute dtype, fp16 where the chip has no native path for it; an op without tensor-core math,
+    a CUDA-core rate: `perf.cuda_core_peak`)."""
     compute = op.compute_dtype(dtype)
     if compute == "fp32":
         return (f"no fp32 tensor cores; {gpu.fp32_tflops:g} TFLOPS fp32 / {gpu.fp16_cuda_tflops:g} fp16 "
                 f"on CUDA cores")
+    cuda_core = perf.cuda_core_peak(gpu, op, dtype)
+    if cuda_core is not None:
+        rate, precision = cuda_core
+        packed = f"packed {precision}x2 FMAs, " if precision != "fp32" else ""
+        return f"{rate:g} TFLOPS {precision} CUDA-core peak ({packed}no tensor-core math in this op)"
     peak = f"{tc_peak_tflops(gpu, compute):g} TFLOPS dense"
     if compute != dtype:        # weight-only quantization: the MMA runs on the activations' dtype
         return f"{peak} {compute} tensor-core peak (the {dtype} weights are widened to {compute} for the MMA)"

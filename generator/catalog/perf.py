@@ -80,6 +80,8 @@ def _ctx(task) -> _Ctx:
                 "memory" if nbytes / bw >= flops / peak else "compute")
 
 
+
+
 def roofline_ms(task) -> float:
     """The physical floor for this task on its GPU, in ms."""
     return _ctx(task).roofline_s * 1e3 + LAUNCH_MS

@@ -14,6 +14,7 @@ from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import Task
 from generator.sim import correctness, grid_tail
+from generator.sim.feedback import ms_text
 
 # the benchmark's three lines: time, speedups, achieved figures (memory- or compute-bound wording)
 _BENCHMARK = re.compile(r"^time: (\S+) ms \(median of 100 runs\)\nspeedup: (\S+)x vs baseline \((\S+) ms\)"
@@ -51,18 +52,18 @@ def _near(said: str, value: float, decimals: int) -> bool:
 
 
 def _benchmark(task, body: str, time_ms: float, baseline_ms: float, best_ms: float | None) -> str | None:
-    """The benchmark lines, against the same figures formatted as the report prints them (time 4 decimals,
-    speedups 2, GB/s 0, percentages 1, TFLOPS 2 or 1)."""
+    """The benchmark lines, against the same figures formatted as the report prints them (times to their recorded
+    significant digits, `ms_text`; speedups 2 decimals, GB/s 0, percentages 1, TFLOPS 2 or 1)."""
     said = _BENCHMARK.search(body)
     if said is None:
         return "an ok report without its time, speedup and achieved lines"
     time, speedup, baseline, best_speedup, best, achieved = said.groups()
-    if time != "%.4f" % time_ms:
+    if time != ms_text(time_ms) or float(time) != time_ms:      # the speedups below divide time_ms
         return f"reports {time} ms, measured {time_ms} ms"
-    if (speedup, baseline) != ("%.2f" % (baseline_ms / time_ms), "%.4f" % baseline_ms):
+    if (speedup, baseline) != ("%.2f" % (baseline_ms / time_ms), ms_text(baseline_ms)):
         return f"speedup {speedup}x vs baseline ({baseline} ms) is not {baseline_ms} / {time_ms}"
     if best_ms is None and best is not None or best_ms is not None and (best_speedup, best) != (
-            "%.2f" % (best_ms / time_ms), "%.4f" % best_ms):
+            "%.2f" % (best_ms / time_ms), ms_text(best_ms)):
         return f"{best_speedup}x vs best so far ({best} ms): the best before it is {best_ms} ms"
     bandwidth, tflops, compute, bound = perf.achieved_values(task, time_ms)
     dram = GPUS[task.gpu].dram_gbps

@@ -240,17 +240,19 @@ class _Engineer:
         return tag in self.launch_failed and self.wb.over_limit(tag, key)
 
     def tune(self) -> None:
-        """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget."""
+        """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget, or when
+        every configuration it can run has been measured (a small space: the session may end before MIN_STEPS)."""
         since = 0
         while not self.full:
             if since >= self.patience and len(self.steps) >= MIN_STEPS:
                 return
             move = self._next_move()
-            if move is None:                   # the space is exhausted: re-measure the best, then stop
-                if len(self.steps) >= MIN_STEPS or self.best is None:
-                    return
-                self._revert()
-                continue
+            if move is None:
+                # every configuration it can run is measured: a short session re-measures its best once and
+                # stops (0.6.3 resubmitted that source until MIN_STEPS, 16 times in a row: row audit)
+                if len(self.steps) < MIN_STEPS and self.best is not None:
+                    self._revert()
+                return
             before = self.best
             tag, params, kind = move
             out = self._step(tag, kind, params)

@@ -109,7 +109,7 @@ class Style:
 
     seed: int                 # picks each name's synonym
     camel: bool               # camelCase instead of snake_case for renamed names
-    comments: str             # COMMENTS: all of them, the first line of each block, none
+    comments: str             # COMMENTS: all of them, the first sentence of each block, none
     indent: int               # 4 or 2 spaces per level
     brace_same_line: bool     # CUDA: `) {` instead of a `{` line
     east_const: bool          # CUDA: `int const x` for `const int x`
@@ -277,11 +277,19 @@ def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[st
 
 # Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); `_restyle` puts
 # one in front of the text.
-_COMMENT_BLOCK = {"cuda": re.compile(r"(\n[ \t]*//[^\n]*)((?:\n[ \t]*//[^\n]*)*)"),
-                  "triton": re.compile(r"(\n[ \t]*#[^\n]*)((?:\n[ \t]*#[^\n]*)*)")}
+_COMMENT_BLOCK = {"cuda": re.compile(r"(?:\n[ \t]*//[^\n]*)+"), "triton": re.compile(r"(?:\n[ \t]*#[^\n]*)+")}
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")    # not inside a token: tl.load, cp.async, 0.5
 _UNROLL = re.compile(r"\n[ \t]*#pragma unroll[ \t]*(?=\n)")
 _OWN_LINE_BRACE = re.compile(r"\n[ \t]*\{[ \t]*(?=\n)")
 _INDENT = re.compile(r"\n((?:    )+)")
+
+
+def _first_sentence(m: re.Match) -> str:
+    """A comment block cut after its first sentence (its lines up to where that sentence ends, that line cut there):
+    a terse engineer writes the gist in a sentence, not the first line of a wrapped paragraph (0.6.3 kept the first
+    line: "... acc = sum of", row audit). A block with no sentence end (a one-line phrase) stays whole."""
+    end = _SENTENCE_END.search(m.group())
+    return m.group() if end is None else m.group()[:end.end()]
 
 
 def _join_brace(m: re.Match) -> str:
@@ -336,7 +344,7 @@ def _rewrite(text: str, lang: str, habit: str, setting) -> str:
     the rewrites of their first habits, and a rewrite that finds nothing to change hands the same text on, so the
     96 layouts of a template cost a few rewrites each instead of six."""
     if habit == "comments":
-        return _COMMENT_BLOCK[lang].sub("" if setting == "none" else r"\1", text)
+        return _COMMENT_BLOCK[lang].sub("" if setting == "none" else _first_sentence, text)
     if habit == "unroll":
         return _UNROLL.sub("", text)
     if habit == "restrict":

@@ -423,9 +423,10 @@ class _Episode:
             self.keep_baseline()
             return
         speedup = self.speedup
+        # the speedup it states is the ratio of the two times it prints, not the row's rounded speedup rounded again
         text = self.word(self.lead, wording.verdict(self.best_owner.id, b.tag, _params_text(b.params),
-                                                    f"{b.time_ms:.5g}", f"{speedup:.3g}", f"{self.baseline:.5g}",
-                                                    f"{self.passed}/{self.results}"))
+                                                    f"{b.time_ms:.5g}", f"{self.baseline / b.time_ms:.3g}",
+                                                    f"{self.baseline:.5g}", f"{self.passed}/{self.results}"))
         msg = self.say(self.lead, "verdict", text, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
                        ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)

@@ -14,6 +14,7 @@ import numpy as np
 
 from generator.catalog import calibration, perf
 from generator.sim import feedback, grid_tail
+from generator.sim.feedback import TIME_DIGITS
 from generator.catalog.hardware import GPUS
 from generator.kernels import Source, Style, full_params, render, triton_dot
 from generator.kernels.fault_families import inject_like
@@ -21,7 +22,6 @@ from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
 from generator.catalog.variants import launch_limits, legal_on, variants_for
 
-TIME_DIGITS = 5                      # significant digits of every *_ms field
 # Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
 COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg"),
                   "triton": ("triton_compilation_error",)}

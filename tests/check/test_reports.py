@@ -68,6 +68,14 @@ def test_benchmark_lies_are_named(sessions, lie):
     assert said in (_problem(row, i, _swap(text, pattern, new)) or "")
 
 
+def test_a_fast_time_cut_to_four_decimals_is_named(sessions):
+    """0.0038548 ms printed 0.0039 drops digits the speedups beside it divide by (row audit, 0.6.3's format)."""
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "ok") if r["trace"][i]["time_ms"] < 0.1)
+    assert _problem(row, i, text) is None
+    cut = _swap(text, r"^time: [0-9.]+", "time: %.4f" % row["trace"][i]["time_ms"])
+    assert "reports" in (_problem(row, i, cut) or "")
+
+
 def test_best_so_far_is_the_best_before(sessions):
     row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "ok") if "best so far" in t)
     assert "best so far" in _problem(row, i, _swap(text, r"vs best so far \([0-9.]+ ms\)", "vs best so far (0.0001 ms)"))

@@ -94,3 +94,14 @@ def test_check_sets_are_per_dataset_and_report_malformed_rows():
     assert report["score"] == "0/1" and entry["failed"] == 2
     assert entry["examples"] == ["row 1 (b): x=-2", "row 2 (c): malformed row: KeyError: 'x'"]
     assert len(KI_CHECKS.checks) == before
+
+
+def test_a_short_session_must_end_re_measuring_its_best(rows):
+    """Under 30 steps only a session whose space ran out, ending in its one revert, passes step_count."""
+    row = copy.deepcopy(rows[0])
+    row["trace"] = row["trace"][:20]
+    row["trace"][-1]["kind"] = "tune"
+    row["num_steps"] = 20
+    assert "step_count" in failed([row])[0]
+    row["trace"][-1]["kind"] = "revert"
+    assert "step_count" not in failed([row])[0]

@@ -156,3 +156,25 @@ def test_outcome_lines_are_the_submitted_sources():
                 for fault in (False, True):
                     out = wb.submit(v.tag, params, rng, fault=fault, p_wrong=0.5)
                     assert out.lines == out.source.text.count("\n") + 1, (task, v.tag, params, out.expected.kind)
+
+
+def test_a_measured_out_space_is_re_measured_once_then_the_session_ends():
+    """A task with fewer configurations than 30 steps (moe_topk_gating on Triton fp32): once every one it can run
+    is measured, the engineer re-measures the best once and stops, never resubmitting the source it just measured
+    (0.6.3 resubmitted it until step 30, 16 times in a row: row audit)."""
+    from generator.catalog.tasks import all_tasks
+    from generator.catalog.variants import legal_on
+    from generator.check import semantic
+
+    task = next(t for t in all_tasks()
+                if (t.op, t.impl, t.gpu, t.dtype) == ("moe_topk_gating", "triton", "rtx_a6000", "fp32"))
+    space = {(v.tag, tuple(p.items())) for v in variants_for(task.op, task.impl, task.dtype)
+             if legal_on(v, task.gpu, task.dtype) for p in v.all_params()}
+    assert len(space) < 30
+    for i in range(4):
+        row = {"session_id": f"s{i}", **simulate_session(task, rng_for(11, 1, i))}
+        trace, sources = row["trace"], [m["content"] for m in row["messages"][2::2]]
+        assert [a for a, b in zip(sources, sources[1:]) if a == b] == []
+        assert {(t["tag"], tuple(t["params"].items())) for t in trace} == space
+        assert row["num_steps"] < 30 and trace[-1]["kind"] == "revert"
+        assert semantic.check("session", row) == []

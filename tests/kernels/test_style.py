@@ -211,7 +211,7 @@ def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
 
     text = "\n" + text
     if layout.comments != "full":
-        text = styling._COMMENT_BLOCK[lang].sub("" if layout.comments == "none" else r"\1", text)
+        text = styling._COMMENT_BLOCK[lang].sub("" if layout.comments == "none" else styling._first_sentence, text)
     if lang == "cuda":
         if not layout.unroll:
             text = styling._UNROLL.sub("", text)
@@ -270,3 +270,21 @@ def test_a_template_split_at_its_names_binds_as_the_renamed_text_parsed():
                     assert templating.parse_split(parts, path).bind({**values, **names}, slots) == expected, path
                 renamed += styled != text and any(new != old for old, new in names.items())
     assert renamed > 100
+
+
+def test_terse_comments_keep_each_blocks_first_sentence_whole():
+    """A terse engineer's comment is a whole sentence: every block of every template, terse, is its full block cut
+    right after a sentence end, or a whole one-line block (0.6.3 kept each block's first line: "acc = sum of")."""
+    from generator.kernels import style as styling
+
+    for lang, exts in EXTENSIONS.items():
+        for path in sorted((TEMPLATE_ROOT / lang).rglob("*.*")):
+            if path.suffix not in exts:
+                continue
+            full = [m.group() for m in styling._COMMENT_BLOCK[lang].finditer("\n" + path.read_text())]
+            terse = [m.group() for m in styling._COMMENT_BLOCK[lang].finditer(
+                "\n" + styling._restyle(path.read_text(), lang, PLAIN.layout()._replace(comments="terse")))]
+            assert len(terse) == len(full), path
+            for kept, block in zip(terse, full):
+                assert block.startswith(kept), (path, kept)
+                assert re.search(r"[.!?]$", kept) or kept == block and block.count("\n") == 1, (path, kept)

@@ -166,3 +166,13 @@ def test_ids_name_the_engineer_past_the_first():
     assert [r["episode_id"].endswith("_e1") for r in rows_] == [False, True, False]
     assert rows_[2]["episode_id"].endswith("_e6") and not re.search(r"_e\d+$", rows_[0]["episode_id"])
     assert _failed(rows_) == set()
+
+
+def test_verdict_speedup_follows_from_its_printed_times(rows):
+    """The verdict's speedup is its printed baseline over its printed best (0.6.3 rounded the row's 4-digit speedup
+    again: 1.2345x printed 1.24x beside times whose ratio reads 1.23)."""
+    said = re.compile(r"verdict: best (\S+) ms .*?, (\S+)x over the (\S+) ms baseline")
+    verdicts = [said.search(m["content"]) for row in rows for m in row["messages"] if m["kind"] == "verdict"]
+    shown = [v.groups() for v in verdicts if v is not None]
+    assert len(shown) > len(rows) / 2
+    assert [s for best, s, base in shown if s != "%.3g" % (float(base) / float(best))] == []

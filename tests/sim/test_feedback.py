@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from generator.sim import feedback
+from generator.sim.workbench import sig
 from generator.kernels.faults import Expected
 from generator.catalog.tasks import all_tasks
 
@@ -72,9 +73,26 @@ def test_benchmark_report_uses_perf_achieved():
     t = perf.roofline_ms(TASK) * 1.5
     ok = Expected("ok", None, "check", None, "")
     text = feedback.feedback_text(TASK, ok, time_ms=t, baseline_ms=4 * t, best_ms=1.2 * t, rng=_rng())
-    assert f"time: {t:.4f} ms" in text
+    assert f"time: {feedback.ms_text(t)} ms" in text
     assert "speedup: 4.00x vs baseline" in text and "1.20x vs best so far" in text
     frac = perf.achieved(TASK, t)["bandwidth_frac"]
     assert f"{100 * frac:.1f}% of peak DRAM bandwidth" in text
     with pytest.raises(ValueError, match="needs time_ms"):
         feedback.feedback_text(TASK, ok)
+
+
+@pytest.mark.parametrize("time_ms,baseline_ms", [(0.0038548, 0.0052758), (0.0032125, 0.0064869), (0.012345, 0.1),
+                                                 (0.10004, 0.98765), (0.99999, 2.0), (1.2345, 10.0), (1234.5, 5000.0)])
+def test_benchmark_times_print_every_recorded_digit(time_ms, baseline_ms):
+    """A recorded time (5 significant digits) prints back as itself, however fast the kernel, so the printed
+    speedups follow from the printed times (at 4 decimals 0.0038548 read 0.0039)."""
+    best_ms = sig(baseline_ms * 0.9)      # recorded, as every *_ms is
+    text = feedback.feedback_text(TASK, Expected("ok", None, "check", None, ""), time_ms=time_ms,
+                                  baseline_ms=baseline_ms, best_ms=best_ms, rng=_rng())
+    shown = re.search(r"time: (\S+) ms.*\nspeedup: (\S+)x vs baseline \((\S+) ms\), (\S+)x vs best so far \((\S+) ms\)",
+                      text)
+    time, speedup, baseline, best_speedup, best = shown.groups()
+    assert (float(time), float(baseline), float(best)) == (time_ms, baseline_ms, best_ms)
+    assert len(time.replace(".", "").lstrip("0")) >= 5
+    assert speedup == "%.2f" % (float(baseline) / float(time))
+    assert best_speedup == "%.2f" % (float(best) / float(time))

@@ -171,8 +171,12 @@ def test_ids_name_the_engineer_past_the_first():
 def test_verdict_speedup_follows_from_its_printed_times(rows):
     """The verdict's speedup is its printed baseline over its printed best (0.6.3 rounded the row's 4-digit speedup
     again: 1.2345x printed 1.24x beside times whose ratio reads 1.23)."""
-    said = re.compile(r"verdict: best (\S+) ms .*?, (\S+)x over the (\S+) ms baseline")
-    verdicts = [said.search(m["content"]) for row in rows for m in row["messages"] if m["kind"] == "verdict"]
-    shown = [v.groups() for v in verdicts if v is not None]
+    number = r"(\d[\d.e+-]*)"
+    shown = []
+    for m in (m for row in rows for m in row["messages"] if m["kind"] == "verdict" and "time_ms" in m):
+        text = m["content"]           # each agent words it its own way (kernelswarm/wording.py): read its figures
+        best = re.search(number + r" ms(?! baseline)", text)[1]
+        assert best == "%.5g" % m["time_ms"], text
+        shown.append((best, re.search(number + r"x\b", text)[1], re.search(number + r" ms baseline", text)[1]))
     assert len(shown) > len(rows) / 2
     assert [s for best, s, base in shown if s != "%.3g" % (float(base) / float(best))] == []

@@ -227,7 +227,13 @@ def _reading(fixed, fn):
 def _triton_naive_blocked(kclass, naive_params, fixed, blocked_params, **model):
     """Triton's naive and blocked templates of `kclass`: one code, the naive file writing `fixed` of the blocked
     tunables as constants (NUM_WARPS = 4, ...). One code takes one set of efficiencies, tensor-core use and
-    resource functions, so their times differ only through the params (small tiles, 4 warps, one stage)."""
+    resource functions, so their times differ only through the params (small tiles, 4 warps, one stage). Where
+    blocked's grid holds a naive configuration (its tiles at the fixed settings), blocked leaves out the last fixed
+    setting's value (4 warps, one stage): otherwise switching variant would resubmit the same code."""
+    if all(fixed[k] in blocked_params.get(k, ()) for k in fixed) and all(
+            set(naive_params[k]) & set(blocked_params.get(k, ())) for k in naive_params):
+        last = list(fixed)[-1]
+        blocked_params = {**blocked_params, last: tuple(x for x in blocked_params[last] if x != fixed[last])}
     _v(kclass, "triton", 0, "naive", naive_params, fixed=fixed, **model)
     _v(kclass, "triton", 1, "blocked", blocked_params, **model)
 
@@ -427,9 +433,9 @@ _v("rownorm", "triton", 0, "naive", {"BLOCK_N": (256, 128, 512)}, mem=0.5, comp=
 _TB = (1024, 2048, 4096, 8192, 16384)
 _v("rownorm", "triton", 1, "blocked", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16, 2)}, mem=0.9, comp=0.7,
    threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
-# multi_row at ROWS_PER_PROG = 1 is blocked's code (which writes it as a constant): the same ceilings, its gain
-# on short rows is the rows a program takes (perf._rownorm)
-_v("rownorm", "triton", 2, "multi_row", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16), "ROWS_PER_PROG": (2, 1, 4, 8)},
+# multi_row at ROWS_PER_PROG = 1 would be blocked's code (which writes it as a constant), so it takes 2 rows or
+# more: the same ceilings, its gain on short rows is the rows a program takes (perf._rownorm)
+_v("rownorm", "triton", 2, "multi_row", {"BLOCK_N": _TB, "NUM_WARPS": (4, 8, 16), "ROWS_PER_PROG": (2, 4, 8)},
    mem=0.9, comp=0.7, threads=_warps, regs=lambda p, e, d: 32 + p["BLOCK_N"] // _warps(p) * 2)
 
 # ------------------------------------------------------------------------------------------------ elementwise

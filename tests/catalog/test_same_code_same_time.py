@@ -1,5 +1,5 @@
 """Two variants of one (kernel class, Triton) that render to the same code for a task are one kernel: the perf
-model must time them alike. (A row audit found Triton naive and blocked templates that differed only in their
+model must time them alike, and no two variants offer the same code. (A row audit found Triton naive and blocked templates that differed only in their
 docstring and in writing NUM_WARPS = 4 as a constant, timed up to 39x apart as different techniques.)"""
 from __future__ import annotations
 
@@ -57,15 +57,12 @@ def _same_code_pairs():
                                     yield task, a, params_a, b, params_b
 
 
-def test_variants_that_render_to_the_same_code_take_the_same_time():
-    pairs = list(_same_code_pairs())
-    # naive templates that are their blocked code with 4 warps (and one stage) written as constants; rownorm's
-    # blocked, which is multi_row at ROWS_PER_PROG = 1
-    assert {a.kernel_class for _t, a, _pa, _b, _pb in pairs} >= {
-        "attn_decode", "elementwise", "sampler", "scan", "gather", "rownorm"}
-    for task, a, params_a, b, params_b in pairs:
-        time_a, time_b = perf.time_ms(task, a, params_a), perf.time_ms(task, b, params_b)
-        assert time_a == time_b, (task, a.tag, params_a, time_a, b.tag, params_b, time_b)
+def test_no_two_variants_render_to_the_same_code():
+    """Switching variant changes the code: a naive template that is its blocked code at 4 warps (one stage) is
+    offered only tiles blocked does not take there, and multi_row takes 2 rows or more (0.6.4 before this: naive
+    and blocked of attn_decode, elementwise, gather, sampler and scan, and rownorm's blocked and multi_row, shared
+    configurations, and a session that had measured the rest submitted the same source back to back)."""
+    assert [(t.op, t.gpu, a.tag, pa, b.tag) for t, a, pa, b, _pb in _same_code_pairs()] == []
 
 
 def test_a_template_fixing_its_siblings_tunables_is_that_code_and_timed_as_it():

@@ -158,6 +158,41 @@ def _function_templates(code: str) -> frozenset[str]:
     return frozenset(name for name, is_template, _start, _end in scanner.function_defs(code) if is_template)
 
 
+def sets_unset_variable(code: str, start: int, end: int) -> bool:
+    """Whether the statement code[start:end] sets a local declared without an initializer (`T x;`, `T x[4];`, not
+    `__shared__`) that nothing set before it and that is read next: skipped after a missing `;`, EDG then warns
+    "used before its value is set" (#549-D) at that read, which `render` does not model (probed with nvcc 13: a
+    store `x = `, `x[i] = `, `x.y = `, or `&x` passed on; a read next inside a loop may stay quiet)."""
+    for name in _set_names(code, start, end):
+        decl = _declaration(code, name, start)
+        if decl is not None and "__shared__" not in _head(code, decl) \
+                and _UNINITIALIZED.match(code, decl + len(name)) \
+                and name not in _set_names(code, decl + len(name), start) and _read_next(code, name, decl, end):
+            return True
+    return False
+
+
+_UNINITIALIZED = re.compile(r"\s*(?:\[[^\];]*\]\s*)*[;,]")
+_ADDRESS_OF = re.compile(r"[(,=]\s*&\s*([A-Za-z_]\w*)")
+_NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
+
+
+def _set_names(code: str, start: int, end: int) -> set[str]:
+    """The names code[start:end] stores into or passes the address of."""
+    stored = {m.group(0) for m in _NAME.finditer(code, start, end) if _WRITE.match(code, m.end())}
+    return stored | {m.group(1) for m in _ADDRESS_OF.finditer(code, start, end)}
+
+
+def _read_next(code: str, name: str, decl: int, end: int) -> bool:
+    """Whether the first use of `name` (declared at `decl`) after `end` reads it rather than sets it."""
+    for m in _NAME.finditer(code, end, scanner.block_end(code, decl)):
+        if m.group(0) == name:
+            before = scanner.skip_space_back(code, m.start() - 1)
+            return not (_WRITE.match(code, m.end())
+                        or code[before] == "&" and code[scanner.skip_space_back(code, before - 1)] in "(,=")
+    return False
+
+
 _NESTED_BODY = re.compile(r"\s*(?:for|while|if|switch|do)\b")
 
 

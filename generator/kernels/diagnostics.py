@@ -8,7 +8,8 @@ for the catalog's faults (`audit-compile` compares whole blocks and re-checks th
   scope are silent and a use after it closes is reported again;
 - a variable (local, or namespace-scope `constexpr`) left without a reference, because its only use was
   misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
-  namespace-scope one at the end of the file), in order with the errors; one left with stores only (`x[i] = ...`,
+  namespace-scope one at the end of the file), in order with the errors; a read in a function template that
+  nothing instantiates (or only the skipped statement did) is no reference; one left with stores only (`x[i] = ...`,
   `x.y = ...`, an `asm` output operand) gets `warning #550-D` ("set but never used") there; neither when its
   initialization calls a function (initializers.py: EDG keeps such a variable quiet); the first warning is
   followed by the "Remark" line;
@@ -91,11 +92,11 @@ def in_function_body(code: str, pos: int) -> bool:
 _WRITE = re.compile(r"\s*(?:\[[^\];]*\]\s*|\.\s*[A-Za-z_]\w*\s*)*=(?!=)")   # `x = `, `x[i] = `, `x.y = `
 
 
-def _references(code: str, name: str, decl: int, skip: tuple[int, int]) -> list[int]:
-    """Offsets where `name` declared at `decl` is referenced in its scope, outside code[skip[0]:skip[1]]."""
+def _references(code: str, name: str, decl: int, unseen: tuple[tuple[int, int], ...]) -> list[int]:
+    """Offsets where `name` declared at `decl` is referenced in its scope, outside the `unseen` ranges."""
     end = scanner.block_end(code, decl)
     return [at for at in scanner.whole_word(code, name, decl + len(name), end)
-            if not (at > 0 and code[at - 1] in ".>") and not skip[0] <= at < skip[1]]   # not a member of another
+            if not (at > 0 and code[at - 1] in ".>") and not any(s <= at < e for s, e in unseen)]   # not a member
 
 
 _ASM = re.compile(r"\s*asm\b[\w\s]*\(")
@@ -108,10 +109,10 @@ def _asm_output(code: str, at: int) -> bool:
     return head is not None and code.count(":", head.end(), at) == 1     # (the strings are blank in the code view)
 
 
-def _unused_warning(code: str, name: str, decl: int, skip: tuple[int, int]) -> str | None:
-    """EDG's warning for a variable whose references outside `skip` are none (#177-D) or only stores into it,
-    `x = ...` / `x[i] = ...` / `x.y = ...` or an `asm` output operand (#550-D); None when it is read."""
-    refs = _references(code, name, decl, skip)
+def _unused_warning(code: str, name: str, decl: int, unseen: tuple[tuple[int, int], ...]) -> str | None:
+    """EDG's warning for a variable whose references outside the `unseen` ranges are none (#177-D) or only stores
+    into it, `x = ...` / `x[i] = ...` / `x.y = ...` or an `asm` output operand (#550-D); None when it is read."""
+    refs = _references(code, name, decl, unseen)
     if not refs:
         return _UNREFERENCED.format(name)
     if all(_WRITE.match(code, at + len(name)) and code[scanner.skip_space_back(code, at - 1)] in ";{})"
@@ -139,9 +140,60 @@ def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int
             found[decl] = name
     for m in _NAMESPACE_CONSTANT.finditer(code):
         found.setdefault(m.start(1), m.group(1))
-    warned = ((decl, name, _unused_warning(code, name, decl, skip)) for decl, name in found.items())
+    unseen = (skip, *_uninstantiated(code, skip))
+    warned = ((decl, name, _unused_warning(code, name, decl, unseen)) for decl, name in found.items())
     return [(scanner.block_end(code, decl), decl, warning) for decl, name, warning in warned
             if warning and not _initialized_by_call(code, name, decl)]
+
+
+def _uninstantiated(code: str, skip: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """Bodies of the function templates nothing instantiates once code[skip[0]:skip[1]] is skipped: EDG counts no
+    reference there, so a constant read only in one is unreferenced. Found again without the skipped text only
+    when that text calls a function template (its only instantiation may be there); else the render's own."""
+    templates = _function_templates(code)
+    if not any(m.group(1) in templates for m in scanner.CALLED.finditer(code, skip[0], skip[1])):
+        return scanner.dead_ranges(code)          # (the code view of a code view is itself)
+    return scanner.dead_ranges(code[:skip[0]] + " " * (skip[1] - skip[0]) + code[skip[1]:])
+
+
+@lru_cache(maxsize=64)
+def _function_templates(code: str) -> frozenset[str]:
+    return frozenset(name for name, is_template, _start, _end in scanner.function_defs(code) if is_template)
+
+
+def sets_unset_variable(code: str, start: int, end: int) -> bool:
+    """Whether the statement code[start:end] sets a local declared without an initializer (`T x;`, `T x[4];`, not
+    `__shared__`) that nothing set before it and that is read next: skipped after a missing `;`, EDG then warns
+    "used before its value is set" (#549-D) at that read, which `render` does not model (probed with nvcc 13: a
+    store `x = `, `x[i] = `, `x.y = `, or `&x` passed on; a read next inside a loop may stay quiet)."""
+    for name in _set_names(code, start, end):
+        decl = _declaration(code, name, start)
+        if decl is not None and "__shared__" not in _head(code, decl) \
+                and _UNINITIALIZED.match(code, decl + len(name)) \
+                and name not in _set_names(code, decl + len(name), start) and _read_next(code, name, decl, end):
+            return True
+    return False
+
+
+_UNINITIALIZED = re.compile(r"\s*(?:\[[^\];]*\]\s*)*[;,]")
+_ADDRESS_OF = re.compile(r"[(,=]\s*&\s*([A-Za-z_]\w*)")
+_NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
+
+
+def _set_names(code: str, start: int, end: int) -> set[str]:
+    """The names code[start:end] stores into or passes the address of."""
+    stored = {m.group(0) for m in _NAME.finditer(code, start, end) if _WRITE.match(code, m.end())}
+    return stored | {m.group(1) for m in _ADDRESS_OF.finditer(code, start, end)}
+
+
+def _read_next(code: str, name: str, decl: int, end: int) -> bool:
+    """Whether the first use of `name` (declared at `decl`) after `end` reads it rather than sets it."""
+    for m in _NAME.finditer(code, end, scanner.block_end(code, decl)):
+        if m.group(0) == name:
+            before = scanner.skip_space_back(code, m.start() - 1)
+            return not (_WRITE.match(code, m.end())
+                        or code[before] == "&" and code[scanner.skip_space_back(code, before - 1)] in "(,=")
+    return False
 
 
 _NESTED_BODY = re.compile(r"\s*(?:for|while|if|switch|do)\b")

@@ -470,9 +470,10 @@ def _regular_recovery(code: str, semi: int, tok: int, text: str) -> bool:
     """Whether nvcc's report of the `;` at `semi` missing before the statement at `tok` is the one diagnostics.py
     computes: not in a function template (errors found when it is instantiated carry the instantiation context),
     nor when that statement holds a block (EDG skips blocks, "parsing restarts here") or is a `return` (the
-    function then ends without one: warning #940-D), nor when a header macro ends the statement (nvcc shows the
-    next line as expanded), nor when a name it declares is used next on a line with a string literal (an `asm`
-    operand: nvcc adds "an asm operand must have scalar type" and more)."""
+    function then ends without one: warning #940-D) or the first set of a variable declared without a value
+    (warning #549-D at its next read), nor when a header macro ends the statement (nvcc shows the next line as
+    expanded), nor when a name it declares is used next on a line with a string literal (an `asm` operand: nvcc
+    adds "an asm operand must have scalar type" and more)."""
     if _HEADER_MACRO_END.search(code, max(0, semi - 24), semi) or diagnostics.in_template(code, semi) \
             or not diagnostics.in_function_body(code, semi):     # (a member declaration: the class changes)
         return False
@@ -483,7 +484,7 @@ def _regular_recovery(code: str, semi: int, tok: int, text: str) -> bool:
     # a skipped declaration of a name the headers declare too (`index`, strings.h) leaves that name, not nothing;
     # one holding a header macro or `__align__` is shown and parsed otherwise, a launch is not skipped whole
     if code.startswith(("return", "asm"), start) or end is None or _SKIPPED_MACRO.search(code, start, end) \
-            or "<<<" in code[start:end]:
+            or "<<<" in code[start:end] or diagnostics.sets_unset_variable(code, start, end):
         return False             # (a skipped `asm`: EDG restarts parsing after its operands, warning #12-D)
     return _HEADER_FUNCTIONS.isdisjoint(diagnostics.declarators(code, start, end)) \
         and all(_plain_use(text, code, at, branch=h.startswith("error")) for _e, at, h in _skipped(code, start, end))

@@ -182,6 +182,23 @@ def test_a_race_on_one_id_varies_between_reruns():
         assert len(set(runs)) > 1 and max(map(int, runs)) <= 1, text
 
 
+def test_a_passing_configuration_reports_the_same_error_every_time():
+    """The ok line's error is fixed by the task and the configuration (deterministic kernel, fixed inputs), and
+    differs between configurations. 0.6.3 drew it per step: 338 byte-identical resubmissions reported another."""
+    t = _task("gemm_fp16", "fp16", {"M": 4096, "N": 4096, "K": 4096})
+    v = next(iter(_variants(t)))
+    params = v.default_params()
+    draw = correctness.configuration_draw(t, v, dict(params))
+    assert draw == correctness.configuration_draw(t, v, dict(reversed(list(params.items()))))
+    others = {correctness.configuration_draw(t, v, dict(p)) for p in v.all_params()[:20]}
+    assert len(others) == min(20, len(v.all_params())) and all(0 <= x < 1 for x in others)
+
+
+def _variants(t):
+    from generator.catalog.variants import variants_for
+    return variants_for(t.op, t.impl, t.dtype)
+
+
 def _variant(t, tag):
     from generator.catalog.variants import variants_for
     return {v.tag: v for v in variants_for(t.op, t.impl, t.dtype)}[tag]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 from functools import lru_cache
+from statistics import NormalDist
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
@@ -257,9 +258,14 @@ def _ok_line(abs_err: float, rel_err: float, atol: float, rtol: float) -> str:
 
 
 def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
-    """The report of a wrong result caused by fault `kind` (`u`: four uniforms in [0, 1); `tail`: what a
-    truncated grid leaves uncomputed, `grid_tail.unwritten`)."""
+    """The report of a wrong result caused by fault `kind` (`u`: six uniforms in [0, 1), the last three a race's
+    reruns; `tail`: what a truncated grid leaves uncomputed, `grid_tail.unwritten`)."""
     n, magnitude = _facts(task)[:2]
+    atol, rtol = TOLERANCES[task.dtype]
+    bound = atol + rtol * magnitude        # the tolerance at the largest element
+    # a mismatch is an element beyond the tolerance, so the largest error of a failed check is: the signatures
+    # below that can fall short are raised to twice the bound, a race draws its error above it
+    floor = 2 * bound
     if kind == "truncated_grid":           # no block for the axis's last indices: those outputs only
         if tail is None:
             raise ValueError("a truncated grid's report needs the tail it leaves (grid_tail.unwritten)")
@@ -285,17 +291,17 @@ def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
     else:                                  # racy reduction, missing barrier: stale reads, different every run
         bad = max(1, int(n * 10 ** (-2.5 + 2 * u[0])))
         first = int(n * u[1])
-        err = magnitude * 10 ** (-1.5 + 1.5 * u[2])
-        runs = [min(n, int(bad * (0.6 + 0.8 * ((u[3] * k * 7919) % 1)))) for k in (1, 2, 3)]
+        # a stale read is off by 3-100 % of |ref| (log-uniform), and the largest one is beyond the tolerance: the
+        # range starts there where the tolerance is looser (fp8), 1 % above it so the printed digits show it
+        floor = max(magnitude * 10 ** -1.5, 1.01 * bound)
+        err = floor * 10 ** (1.5 * u[2])
+        runs = [_binomial_quantile(n, bad / n, v) for v in u[3:6]]
         if runs[0] == runs[1] == runs[2]:   # what shows a race is reruns that disagree (a rerun may even pass)
             runs[2] += 1 if runs[2] < n else -1
         where = f"varies run to run (3 reruns: {', '.join(map(str, runs))} mismatches)"
     bad = min(bad, n)
     first = min(first, n - 1)
-    atol, rtol = TOLERANCES[task.dtype]
-    # a mismatch is an element beyond the tolerance, so the largest error of a failed check is (a race's smallest
-    # stale read under a loose fp8 tolerance is not)
-    err = max(err, 2 * (atol + rtol * magnitude))
+    err = max(err, floor)
     if task.op in ID_OPS:
         return (f"compile: ok\ncorrectness: FAILED (ids compared exactly)\n"
                 f"  ids: {bad} / {n} differ ({100.0 * bad / n:.2f}%), first at index {first}; {where}")
@@ -305,3 +311,21 @@ def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
     return (f"compile: ok\ncorrectness: FAILED\n"
             f"  max_abs_err = {err:.4g} (atol = {atol:g}), max_rel_err = {err / magnitude:.4g} (rtol = {rtol:g})\n"
             f"  mismatches: {bad} / {n} ({100.0 * bad / n:.2f}%), first bad index: {first}; {where}")
+
+
+def _binomial_quantile(n: int, p: float, v: float) -> int:
+    """The `v` quantile of Binomial(n, p): a rerun's mismatch count when each of the n elements independently loses
+    the race with the rate `p` the reported run showed (a normal approximation where the variance exceeds 25)."""
+    if p >= 1:
+        return n
+    variance = n * p * (1 - p)
+    if variance > 25:
+        z = NormalDist().inv_cdf(min(max(v, 1e-12), 1 - 1e-12))
+        return min(n, max(0, round(n * p + z * math.sqrt(variance))))
+    k, pmf = 0, math.exp(n * math.log1p(-p))
+    cdf = pmf
+    while cdf <= v and k < n:
+        pmf *= (n - k) / (k + 1) * p / (1 - p)
+        k += 1
+        cdf += pmf
+    return k

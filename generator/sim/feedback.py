@@ -46,8 +46,7 @@ def _compile_error(task, expected) -> str:
 def _correctness(task, expected, rng, variant, params) -> str:
     tail = grid_tail.unwritten(task, expected.message, full_params(variant, params)) if (
         expected.kind == "truncated_grid") else None
-    return correctness.failed_text(task, expected.kind, rng.random(4) if rng is not None else (0.5, 0.5, 0.5, 0.5),
-                                   tail)
+    return correctness.failed_text(task, expected.kind, rng.random(6) if rng is not None else (0.5,) * 6, tail)
 
 
 @lru_cache(maxsize=64)

@@ -9,9 +9,10 @@ variant sums it (`accumulation_error`): a running sum of n terms grows like u sq
 Stability of Numerical Algorithms", 2nd ed., sec. 3.1, the probabilistic bound), so a tree or a split shortens the
 chains, and Hopper's fp8 tensor cores keep the running sum in fewer bits than fp32. A wrong
 result shows its bug's signature: a grid that rounds down leaves the last indices of one output axis uncomputed
-(`grid_tail`), a race differs from run to run, a dropped scale is off nearly everywhere. The element counts are
-those of the op's output tensors (`OUTPUTS`), so a report's mismatches and indices lie inside what the kernel
-writes. String formatting only: called on every step.
+(`grid_tail`), a wrong stride makes every index of one but the first wrong (`stride_shift`), a race differs from
+run to run, a dropped scale is off nearly everywhere. The element counts are those of the op's output tensors
+(`OUTPUTS`), so a report's mismatches and indices lie inside what the kernel writes. String formatting only: called
+on every step.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from statistics import NormalDist
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.sim.grid_tail import Tail
+from generator.sim.stride_shift import Shift
 
 # Elementwise check: |out - ref| <= atol + rtol * |ref| against a float64 reference.
 TOLERANCES = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "fp8": (1e-1, 5e-2),
@@ -257,9 +259,10 @@ def _ok_line(abs_err: float, rel_err: float, atol: float, rtol: float) -> str:
             f"atol = {atol:g}, rtol = {rtol:g})")
 
 
-def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
+def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -> str:
     """The report of a wrong result caused by fault `kind` (`u`: six uniforms in [0, 1), the last three a race's
-    reruns; `tail`: what a truncated grid leaves uncomputed, `grid_tail.unwritten`)."""
+    reruns; `region`: the outputs a truncated grid leaves uncomputed, `grid_tail.unwritten`, or a wrong stride moves,
+    `stride_shift.wrong`)."""
     n, magnitude = _facts(task)[:2]
     atol, rtol = TOLERANCES[task.dtype]
     bound = atol + rtol * magnitude        # the tolerance at the largest element
@@ -267,8 +270,9 @@ def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
     # below that can fall short are raised to twice the bound, a race draws its error above it
     floor = 2 * bound
     if kind == "truncated_grid":           # no block for the axis's last indices: those outputs only
-        if tail is None:
+        if not isinstance(region, Tail):
             raise ValueError("a truncated grid's report needs the tail it leaves (grid_tail.unwritten)")
+        tail = region
         bad, first = tail.count, tail.first
         err = magnitude * (1 + 9 * u[2])
         scope = f" in each of {tail.outer} {tail.axis.per}" if tail.outer > 1 else ""
@@ -283,11 +287,14 @@ def failed_text(task, kind: str | None, u, tail: Tail | None = None) -> str:
         # or a per-group scale is not, and ids have no ratio; so the ratio of the first mismatch only
         where = ("drawn from unscaled scores" if task.op in ID_OPS
                  else f"out / ref = {factor:.4g} at the first mismatch (a scale missing)")
-    elif kind == "wrong_stride":
-        bad = max(1, int(n * (0.5 + 0.45 * u[0])))
-        first = max(1, int(math.sqrt(n))) * (1 + int(3 * u[1]))
+    elif kind == "wrong_stride":           # the address moved for every index of one output axis but the first
+        if not isinstance(region, Shift):
+            raise ValueError("a wrong stride's report needs the outputs it moves (stride_shift.wrong)")
+        bad, first = region.count, region.first
         err = magnitude * 10 ** (0.5 * u[2])
-        where = "scattered over rows (a permuted layout)"
+        scope = f" in each of {region.outer} {region.axis.per}" if region.outer > 1 else ""
+        where = (f"wrong in all but the first of {region.extent} {region.axis.noun}{scope} ({region.product}: the "
+                 f"same address only at index 0)")
     else:                                  # racy reduction, missing barrier: stale reads, different every run
         bad = max(1, int(n * 10 ** (-2.5 + 2 * u[0])))
         first = int(n * u[1])

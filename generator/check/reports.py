@@ -13,7 +13,7 @@ import re
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import Task
-from generator.sim import correctness, grid_tail
+from generator.sim import correctness, grid_tail, stride_shift
 from generator.sim.feedback import ms_text
 
 # the benchmark's three lines: time, speedups, achieved figures (memory- or compute-bound wording)
@@ -27,6 +27,9 @@ _FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([
 # a truncated grid's region (correctness.failed_text): the axis's tail, where it repeats, the block size, the blocks
 _UNCOMPUTED = re.compile(r"not computed: the last (\d+) of (\d+) (\w+)(?: in each of (\d+) (\w+))? "
                          r"\((\w+) = (\d+): the grid launches (\d+) blocks for \2\)")
+# a wrong stride's region (correctness.failed_text): the axis, where it repeats, the edit
+_MOVED = re.compile(r"wrong in all but the first of (\d+) (\w+)(?: in each of (\d+) (\w+))? \((.+?): the same "
+                    r"address only at index 0\)")
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
 _RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
@@ -113,6 +116,11 @@ def _failed(task, body: str) -> str | None:
         wrong = _uncomputed(task, uncomputed, bad, first)
         if wrong:
             return wrong
+    moved = _MOVED.search(body)
+    if moved is not None:
+        wrong = _moved(task, moved, bad, first)
+        if wrong:
+            return wrong
     reruns = _RERUNS.search(body)
     if reruns is not None and (len(set(reruns.groups())) == 1 or max(map(int, reruns.groups())) > n):
         return f"reruns with {', '.join(reruns.groups())} mismatches of {n} do not show a race varying run to run"
@@ -148,6 +156,23 @@ def _uncomputed(task, said: re.Match, bad: int, first: int) -> str | None:
     if (int(outer or 1), per or axis.per) != (tail.outer, axis.per) or (bad, first) != (tail.count, tail.first):
         return (f"{bad} mismatches from index {first}: the last {missed} {noun} in each of {tail.outer} {axis.per} "
                 f"are {tail.count} elements from index {tail.first}")
+    return None
+
+
+def _moved(task, said: re.Match, bad: int, first: int) -> str | None:
+    """A wrong stride's region against the task's shape: the edit multiplies the index of an output axis
+    `stride_shift` models for the op and moves its addresses at this shape, the stated axis is that one with the
+    task's length, and the mismatch count and first index are every index of it but the first."""
+    extent, noun, outer, per, product = said.groups()
+    shift = stride_shift.wrong(task, product)
+    if shift is None:
+        return f"{product} moves no modelled output axis of {task.op} at this shape"
+    if (int(extent), noun, int(outer or 1), per or shift.axis.per) != (shift.extent, shift.axis.noun, shift.outer,
+                                                                       shift.axis.per):
+        return f"{product}: {task.op} has {shift.extent} {shift.axis.noun} in each of {shift.outer} {shift.axis.per}"
+    if (bad, first) != (shift.count, shift.first):
+        return (f"{bad} mismatches from index {first}: all but the first of {shift.extent} {shift.axis.noun} are "
+                f"{shift.count} elements from index {shift.first}")
     return None
 
 

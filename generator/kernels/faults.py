@@ -50,7 +50,8 @@ class Expected:
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
-    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M")
+    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M";
+                             # wrong_stride: its product before and after, "m * N -> m * (N + 1)")
     context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
     n_errors: int = 1        # nvcc's "N errors detected" count
 
@@ -925,8 +926,8 @@ def stride_names(code: str, start: int, end: int) -> set[str]:
             if m.start() == 0 or not scanner.is_word_char(code[m.start() - 1])}
 
 
-def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
-    """Multipliers inside subscripts (the match, the other multipliers in scope there)."""
+def _stride_sites(source: Source) -> list[tuple[re.Match, list[str], str]]:
+    """Multipliers inside subscripts (the match, the other multipliers in scope there, the name they multiply)."""
     code = scanner.code_view(source.text, source.lang)
     if source.lang == "cuda":
         # a match cannot start before the `[` and reach into the subscript (no part of it matches `[`)
@@ -936,21 +937,42 @@ def _stride_sites(source: Source) -> list[tuple[re.Match, list[str]]]:
         found = list(re.finditer(r"\*\s*(stride_\w+)\b", code))
     sites = []
     constants = set(_constants(source.text)) if source.lang == "cuda" else set()
-    visible_in: dict[int, set[str]] = {}
+    visible_in: dict[int, set[str] | None] = {}
     for m in found:
         # another multiplier already seen in the same function is in scope there: the realistic mix-up
         start = _function_start(code, m.start(), source.lang)
         # names visible everywhere in the function: its parameters and file-scope constants
-        visible = visible_in.get(start)
-        if visible is None:
+        if start not in visible_in:
             head = code[start:code.find("{" if source.lang == "cuda" else ":", start)]
-            visible = visible_in[start] = set(scanner.IDENTIFIER.findall(head)) | constants
+            visible_in[start] = set(scanner.IDENTIFIER.findall(head)) | constants if _called(code, head) else None
+        visible = visible_in[start]
+        if visible is None:         # an op header's accessor this variant never calls: the edit would change nothing
+            continue
         seen = {o.group(1) for o in found if o.start() < m.start() and o.group(1) in visible} | \
                stride_names(code, start, m.start()) & visible
         others = sorted(n for n in seen if n != m.group(1) and
                         n.startswith("stride") == m.group(1).startswith("stride"))
-        sites.append((m, others))
+        sites.append((m, others, _multiplied(code, code.index("*", m.start()))))
     return _live(sites, source, lambda s: s[0].start())
+
+
+def _called(code: str, head: str) -> bool:
+    """Whether the function whose header is `head` runs: a CUDA kernel, or a function named anywhere but there
+    (called, or a Triton kernel launched as `name[grid]`); code outside any function counts as run."""
+    if "__global__" in head:
+        return True
+    name = re.search(r"(\w+)\s*\(", head)
+    return name is None or len(re.findall(rf"\b{name[1]}\b", code)) > 1
+
+
+def _multiplied(code: str, star: int) -> str:
+    """The name the `*` at `star` multiplies (`m` of `(int64_t)m * K`, `offs_m` of `offs_m[:, None] * stride_cm`), ""
+    where it multiplies an expression (`(p - l + t) * CHANNELS`, `page.to(tl.int64) * stride_kb`)."""
+    left = code[:star].rstrip()
+    if left.endswith("]"):                  # a Triton broadcast of an index vector
+        left = left[:left.rfind("[")].rstrip()
+    name = re.search(r"\w+$", left)
+    return name[0] if name and not name[0][0].isdigit() else ""
 
 
 def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:
@@ -960,8 +982,11 @@ def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:
 
 
 def _make_wrong_stride(source: Source, sites: list, choice: tuple):
-    m = sites[choice[0]][0]
-    return Edit(m.start(1), m.end(1), choice[1] or f"({m.group(1)} + 1)"), _wrong("wrong_stride")
+    """The edit, reported as the product before and after ("m * N -> m * (N + 1)": `stride_shift` reads it)."""
+    m, _others, index = sites[choice[0]]
+    stride = choice[1] or f"({m.group(1)} + 1)"
+    product = f"{index} * {m.group(1)} -> {index} * {stride}" if index else ""
+    return Edit(m.start(1), m.end(1), stride), replace(_wrong("wrong_stride"), message=product)
 
 
 def _function_start(code: str, pos: int, lang: str) -> int:

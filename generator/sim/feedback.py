@@ -12,7 +12,7 @@ import math
 from functools import lru_cache
 
 from generator.kernels import full_params
-from generator.sim import correctness, grid_tail
+from generator.sim import correctness, grid_tail, stride_shift
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 
@@ -46,10 +46,11 @@ def _compile_error(task, expected) -> str:
 
 
 def _correctness(task, expected, rng, variant, params) -> str:
-    tail = grid_tail.unwritten(task, expected.message, full_params(variant, params)) if (
-        expected.kind == "truncated_grid") else None
-    return correctness.failed_text(task, expected.kind, rng.random(4) if rng is not None else (0.5, 0.5, 0.5, 0.5),
-                                   tail)
+    if expected.kind == "truncated_grid":
+        region = grid_tail.unwritten(task, expected.message, full_params(variant, params))
+    else:
+        region = stride_shift.wrong(task, expected.message) if expected.kind == "wrong_stride" else None
+    return correctness.failed_text(task, expected.kind, rng.random(6) if rng is not None else (0.5,) * 6, region)
 
 
 @lru_cache(maxsize=1024)
@@ -67,10 +68,10 @@ def _report_constants(task) -> tuple[float, str]:
     return dram_gbps, f"({dram_gbps:.0f} GB/s); "
 
 
-def _benchmark(task, time_ms, baseline_ms, best_ms, rng, variant, params) -> str:
+def _benchmark(task, time_ms, baseline_ms, best_ms, variant, params) -> str:
     # %-formatting: one pass over the template for all the numbers (the same text as f-string specs, ~0.3 us less)
     dram_gbps, dram_text = _report_constants(task)
-    check = correctness.ok_text(task, rng.random() if rng is not None else 0.5, variant, params)
+    check = correctness.ok_text(task, correctness.configuration_draw(task, variant, params), variant, params)
     bandwidth_frac, tflops, compute_frac, bound = perf.achieved_values(task, time_ms)
     best = ", %.2fx vs best so far (%s ms)" % (best_ms / time_ms, ms_text(best_ms)) if best_ms is not None else ""
     bw = bandwidth_frac * dram_gbps
@@ -95,4 +96,4 @@ def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, 
         return _correctness(task, expected, rng, variant, params)
     if time_ms is None or baseline_ms is None:
         raise ValueError("an ok result needs time_ms and baseline_ms for its benchmark report")
-    return _benchmark(task, time_ms, baseline_ms, best_ms, rng, variant, params)
+    return _benchmark(task, time_ms, baseline_ms, best_ms, variant, params)

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from generator.catalog import calibration, perf
-from generator.sim import feedback, grid_tail
+from generator.sim import feedback, grid_tail, stride_shift
 from generator.sim.feedback import TIME_DIGITS
 from generator.catalog.hardware import GPUS
 from generator.kernels import Source, Style, full_params, render, triton_dot
@@ -179,7 +179,8 @@ class Workbench:
     def _edit_mistake(self, tag: str, params: dict, source: Source, rng: np.random.Generator, p_wrong: float, style,
                       lines: int):
         """A mistake of a random kind that has a site in `source` and changes what the candidate does: a grid
-        that rounds down is one only where it leaves a tail uncomputed for this task and `params` (grid_tail)."""
+        that rounds down is one only where it leaves a tail uncomputed for this task and `params` (grid_tail), a wrong
+        stride only where it moves a modelled output axis's addresses at this task's shape (stride_shift)."""
         impl = self.task.impl
         kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
@@ -191,9 +192,11 @@ class Workbench:
                 edited = inject_like(source, kind, rng, *families)
             except NoFaultSite:
                 continue
-            if kind != "truncated_grid" or grid_tail.unwritten(self.task, edited[1].message,
-                                                               full_params(self.by_tag[tag], params)):
-                return edited
+            if (kind == "truncated_grid" and not grid_tail.unwritten(self.task, edited[1].message,
+                                                                     full_params(self.by_tag[tag], params))
+                    or kind == "wrong_stride" and not stride_shift.wrong(self.task, edited[1].message)):
+                continue
+            return edited
         return None
 
     def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:

@@ -219,3 +219,35 @@ def test_a_truncated_grid_floors_one_axis_of_the_launch_grid(impl, tag, ceiling,
     for seed in range(6):
         edited, expected = inject(src, "truncated_grid", _rng(seed))
         assert expected.status == "wrong_result" and edited.text == floored[expected.message]
+
+
+@pytest.mark.parametrize("impl, tag", [("cuda", "naive"), ("cuda", "reg_tiled"), ("triton", "blocked")])
+def test_a_wrong_stride_reports_the_product_it_edits(impl, tag):
+    """The report is the product before and after, "X * S -> X * S'", as the edited text has it: X the name the
+    stride multiplies (the index stride_shift maps to an output axis), S' the edit (0.6.3 reported nothing, so the
+    correctness report could not follow from the edit)."""
+    variant = next(v for v in variants_for("gemm_fp16", impl) if v.tag == tag)
+    src = render(_task("gemm_fp16", impl, "h100"), variant, {})
+    products = set()
+    for seed in range(12):
+        edited, expected = inject(src, "wrong_stride", _rng(seed))
+        index, stride, new = re.fullmatch(r"(\w+) \* (\w+) -> \1 \* (.+)", expected.message).groups()
+        assert re.search(rf"\b{index}(\[[^\]]*\])?\s*\*\s*{re.escape(new)}", code_view(edited.text, impl))
+        assert new in (f"({stride} + 1)",) or re.fullmatch(r"\w+", new)
+        products.add(expected.message)
+    assert len(products) > 1
+
+
+def test_a_wrong_stride_is_made_only_in_code_that_runs():
+    """The op header's load_a / load_b accessors are compiled into every GEMM variant, but the tensor-core
+    variants load their tiles otherwise and never call them: a stride edited there changes nothing the kernel
+    computes, so it is no wrong result (0.6.3 made it one). The naive variant calls both."""
+    from generator.kernels.faults import _stride_sites
+    for tag, called in (("mma_sync", False), ("naive", True)):
+        variant = next(v for v in variants_for("gemm_fp16", "cuda") if v.tag == tag)
+        src = render(_task("gemm_fp16", "cuda", "h100"), variant, {})
+        assert ("load_a(" in code_view(src.text, "cuda").split("load_a(", 1)[1]) == called
+        lines = {src.text[src.text.rfind("\n", 0, m.start()) + 1:src.text.find("\n", m.end())].strip()
+                 for m, _others, _index in _stride_sites(src)}
+        assert any("g.a[(int64_t)m * K + k]" in line for line in lines) == called, (tag, lines)
+        assert any("g.c[(int64_t)m * N + n]" in line for line in lines)

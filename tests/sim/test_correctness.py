@@ -1,10 +1,11 @@
 """The correctness line: exact ops report zero error, id ops compare ids, float errors scale with the output
 format's unit roundoff, and each wrong result carries its bug's signature."""
+import math
 import re
 
 import pytest
 
-from generator.sim import correctness, grid_tail
+from generator.sim import correctness, grid_tail, stride_shift
 from generator.catalog.tasks import Task, make_task
 
 ROPE = {"T": 1, "H": 32, "D": 128}
@@ -34,7 +35,7 @@ def test_samplers_compare_ids_not_floats():
     text = correctness.ok_text(_task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50}), 0.3)
     assert "ids: 0 /" in text and "max_abs_err" not in text
     bad = correctness.failed_text(_task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50}), "racy_reduction",
-                                  (0.5, 0.5, 0.5, 0.5))
+                                  (0.5,) * 6)
     assert "ids:" in bad and "max_abs_err" not in bad
 
 
@@ -49,7 +50,7 @@ def test_error_scales_with_unit_roundoff_and_reduction_length():
 
 def test_wrong_results_show_their_signature():
     t = _task("rope", "fp16", ROPE)
-    u = (0.7, 0.2, 0.4, 0.9)
+    u = (0.7, 0.2, 0.4, 0.9, 0.1, 0.6)
     assert "varies run to run" in correctness.failed_text(t, "racy_reduction", u)
     # a dropped scale is no constant factor in general (a rotation's angle here; a softmax's, a group's): the report
     # states the first mismatch's ratio only, and an id op no ratio at all (0.6.2 claimed a constant everywhere)
@@ -89,8 +90,8 @@ def test_reports_count_the_output_elements(op, dtype, shape, n):
     t = _task(op, dtype, shape)
     ok = correctness.ok_text(t, 0.5)
     assert "max_abs_err" in ok or _counted(ok)[0] == n
-    for kind in ("dropped_scale", "wrong_stride", "racy_reduction"):
-        for u in ((0.0, 0.0, 0.0, 0.0), (0.99, 0.99, 0.99, 0.99)):
+    for kind in ("dropped_scale", "racy_reduction"):
+        for u in ((0.0,) * 6, (0.99,) * 6):
             total, bad, first = _counted(correctness.failed_text(t, kind, u))
             assert total == n and 1 <= bad <= n and 0 <= first < n, (kind, u)
 
@@ -109,11 +110,12 @@ def test_every_report_meets_or_breaks_its_own_criterion():
     counts inside the output. 0.6.1: logits_softmax passed with errors over its fp32 bound and a |ref| of 4 (a
     probability), and a race under fp8's loose tolerance "failed" inside it."""
     from generator.check import reports
-    grid = [(a, b, c, d) for a in (0.0, 0.99) for b in (0.0, 0.99) for c in (0.0, 0.5, 0.99) for d in (0.2, 0.8)]
+    grid = [(a, b, c, d, d, 1 - d) for a in (0.0, 0.99) for b in (0.0, 0.99) for c in (0.0, 0.5, 0.99)
+            for d in (0.2, 0.8)]
     for t in _catalog_sample():
         for u in (0.0, 0.5, 0.999):
             assert reports._passed(t, correctness.ok_text(t, u)) is None, (t, u)
-        for kind in ("dropped_scale", "wrong_stride", "racy_reduction"):
+        for kind in ("dropped_scale", "racy_reduction"):
             for u in grid:
                 assert reports._failed(t, correctness.failed_text(t, kind, u)) is None, (t, kind, u)
 
@@ -155,6 +157,59 @@ def test_every_truncated_grid_report_meets_the_report_check():
     assert checked
 
 
+@pytest.mark.parametrize("op, impl, shape, product, bad, first", [
+    # the row audit's cases: 0.6.3 reported first bad index sqrt(n) x {1, 2, 3} and 50-95 % of n, whatever the edit
+    ("gemv_fp16", "triton", {"M": 8, "N": 8192, "K": 8192}, "m * stride_ym -> m * (stride_ym + 1)", 7 * 8192, 8192),
+    ("int4_gemm", "cuda", {"M": 16, "N": 8192, "K": 8192}, "n * K -> n * (K + 1)", 16 * 8191, 1),
+    ("fp8_gemm", "cuda", {"M": 64, "N": 7168, "K": 7168}, "m * K -> m * (K + 1)", 63 * 7168, 7168),
+    ("moe_grouped_gemm", "triton", {"E": 8, "M": 96, "N": 4096, "K": 4096}, "offs_m * stride_cm -> "
+     "offs_m * (stride_cm + 1)", 8 * 95 * 4096, 4096),
+    ("rmsnorm", "triton", {"T": 16, "H": 4096}, "rows * stride_x -> rows * (stride_x + 1)", 15 * 4096, 4096),
+])
+def test_a_wrong_stride_reports_every_index_but_the_first_of_its_axis(op, impl, shape, product, bad, first):
+    """The edit moves the address of every index of one output axis but 0: exactly those outputs are wrong."""
+    from generator.check import reports
+    t = _shaped(op, "fp16", shape, impl)
+    text = correctness.failed_text(t, "wrong_stride", (0.5,) * 6, stride_shift.wrong(t, product))
+    assert _counted(text)[1:] == (bad, first) and f"({product}: the same address only at index 0)" in text
+    assert reports._failed(t, text) is None
+    assert reports._failed(t, text.replace(f"first bad index: {first}", f"first bad index: {first + 1}")) is not None
+
+
+def test_every_wrong_stride_report_meets_the_report_check():
+    """Over every catalog task of a modelled op and each index its templates name, a moved axis is reported as
+    check.reports recomputes it from the shape and the product the report names."""
+    from generator.catalog.ops import OPS
+    from generator.catalog.tasks import all_tasks
+    from generator.check import reports
+    checked = 0
+    for t in all_tasks():
+        names = ["rows"] if t.op in stride_shift.ROW_OPS else list(
+            stride_shift.INDEXES.get(OPS[t.op].kernel_class, {}))
+        for index in names:
+            shift = stride_shift.wrong(t, f"{index} * S -> {index} * (S + 1)")
+            if shift is None:
+                assert OPS[t.op].dims(t.shape_dict())[stride_shift.axis_of(t.op, index).dim] == 1
+                continue
+            checked += 1
+            assert reports._failed(t, correctness.failed_text(t, "wrong_stride", (0.3,) * 6, shift)) is None
+    assert checked
+
+
+def test_a_wrong_stride_that_moves_no_address_is_not_modelled():
+    """One index on the axis (a GEMV or norm of one token), a swapped name of the same value (K = N), or an index
+    of no output axis (a reduction's, a tile's): no region, so the step draws another kind."""
+    square = _shaped("gemm_fp16", "fp16", {"M": 4096, "N": 4096, "K": 4096})
+    assert stride_shift.wrong(square, "m * N -> m * K") is None
+    assert stride_shift.wrong(_shaped("gemm_fp16", "fp16", {"M": 4096, "N": 4096, "K": 14336}),
+                              "m * N -> m * K").count == 4095 * 4096
+    assert stride_shift.wrong(_shaped("gemv_fp16", "fp16", {"M": 1, "N": 4096, "K": 4096}),
+                              "m * K -> m * (K + 1)") is None
+    assert stride_shift.wrong(square, "tm * TM -> tm * (TM + 1)") is None
+    with pytest.raises(ValueError, match="stride_shift"):
+        correctness.failed_text(square, "wrong_stride", (0.5,) * 6)
+
+
 def test_probabilities_are_reported_as_probabilities():
     t = _task("logits_softmax", "fp32", {"B": 1, "V": 128256})
     text = correctness.ok_text(t, 0.999)
@@ -169,7 +224,7 @@ def test_exact_and_id_ops_state_and_apply_an_exact_criterion():
         if t.op in correctness.EXACT_OPS or t.op in correctness.ID_OPS:
             stated = correctness.tolerance_text(t)
             assert "exact" in stated and ("rtol" not in stated), stated
-            failed = correctness.failed_text(t, "wrong_stride", (0.5, 0.5, 0.5, 0.5))
+            failed = correctness.failed_text(t, "racy_reduction", (0.5,) * 6)
             assert "exact" in failed and "atol" not in failed, failed
 
 
@@ -177,9 +232,69 @@ def test_a_race_on_one_id_varies_between_reruns():
     """0.6.1 printed "varies run to run (3 reruns: 1, 1, 1 mismatches)" for a race on a single sampled id."""
     t = _task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50})
     for u3 in (0.0, 0.3, 0.7, 0.99):
-        text = correctness.failed_text(t, "racy_reduction", (0.5, 0.5, 0.5, u3))
+        text = correctness.failed_text(t, "racy_reduction", (0.5, 0.5, 0.5, u3, u3, u3))
         runs = re.search(r"3 reruns: (\d+), (\d+), (\d+) mismatches", text).groups()
         assert len(set(runs)) > 1 and max(map(int, runs)) <= 1, text
+
+
+def _reruns(text):
+    return [int(x) for x in re.search(r"3 reruns: (\d+), (\d+), (\d+) mismatches", text).groups()]
+
+
+def test_race_reruns_are_independent_draws_of_the_reported_rate():
+    """Each rerun's count is drawn on its own: equal draws give equal counts whatever the other reruns draw, and
+    the counts scatter around the reported run's as a binomial of its rate would. 0.6.3 took all three from one
+    uniform (its fractions of x, 2x, 3x: an arithmetic progression in 53 of 76 race reports, row audit)."""
+    t = _task("gemm_fp16", "fp16", {"M": 4096, "N": 4096, "K": 4096})
+    n = 4096 * 4096
+    text = correctness.failed_text(t, "racy_reduction", (0.6, 0.5, 0.5, 0.1, 0.5, 0.9))
+    bad = int(re.search(r"mismatches: (\d+) /", text)[1])
+    low, mid, high = _reruns(text)
+    sd = (bad * (1 - bad / n)) ** 0.5
+    assert low < mid < high and abs(mid - bad) <= 1
+    assert (mid - low) / sd == pytest.approx(1.2816, abs=0.01) and (high - mid) / sd == pytest.approx(1.2816, abs=0.01)
+    again = _reruns(correctness.failed_text(t, "racy_reduction", (0.6, 0.5, 0.5, 0.9, 0.3, 0.1)))
+    assert again[0] == high and again[2] == low and again[1] < mid
+    spaced = [_reruns(correctness.failed_text(t, "racy_reduction", (0.6, 0.5, 0.5, a, b, c)))
+              for a, b, c in ((0.2, 0.45, 0.7), (0.7, 0.45, 0.2))]
+    assert all(r[0] - r[1] != r[1] - r[2] for r in spaced)
+
+
+def test_small_race_rates_draw_exact_binomial_counts():
+    """Where a race hits a few elements, the reruns are the binomial's own quantiles (no normal approximation)."""
+    n, p = 1000, 0.004
+    pmf = [math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(20)]
+    cdf = [sum(pmf[:k + 1]) for k in range(20)]
+    for v in (0.0, 0.3, 0.5, 0.8, 0.95):
+        assert correctness._binomial_quantile(n, p, v) == next(k for k in range(20) if cdf[k] > v)
+
+
+def test_a_race_error_is_drawn_beyond_the_tolerance_not_pinned_to_it():
+    """The largest error of a race ranges continuously from just past the tolerance (fp8's loose one) upward: 0.6.3
+    raised every draw below twice the bound to exactly twice it (15 of 66 float race reports, row audit)."""
+    t = _task("fp8_gemm", "fp8", {"M": 4096, "N": 4096, "K": 4096})
+    atol, rtol = correctness.TOLERANCES["fp8"]
+    bound = atol + rtol * correctness._facts(t)[1]
+    errs = [float(re.search(r"max_abs_err = (\S+) ", correctness.failed_text(
+        t, "racy_reduction", (0.5, 0.5, c, 0.2, 0.5, 0.8)))[1]) for c in (0.0, 0.05, 0.1, 0.2)]
+    assert errs == sorted(set(errs)) and bound < errs[0] < 2 * bound < errs[-1]
+
+
+def test_a_passing_configuration_reports_the_same_error_every_time():
+    """The ok line's error is fixed by the task and the configuration (deterministic kernel, fixed inputs), and
+    differs between configurations. 0.6.3 drew it per step: 338 byte-identical resubmissions reported another."""
+    t = _task("gemm_fp16", "fp16", {"M": 4096, "N": 4096, "K": 4096})
+    v = next(iter(_variants(t)))
+    params = v.default_params()
+    draw = correctness.configuration_draw(t, v, dict(params))
+    assert draw == correctness.configuration_draw(t, v, dict(reversed(list(params.items()))))
+    others = {correctness.configuration_draw(t, v, dict(p)) for p in v.all_params()[:20]}
+    assert len(others) == min(20, len(v.all_params())) and all(0 <= x < 1 for x in others)
+
+
+def _variants(t):
+    from generator.catalog.variants import variants_for
+    return variants_for(t.op, t.impl, t.dtype)
 
 
 def _variant(t, tag):

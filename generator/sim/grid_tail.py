@@ -37,20 +37,22 @@ def _one(_dims: dict) -> int:
     return 1
 
 
-_GEMM = {"M": Axis("M", "rows", "groups", lambda d: d["N"], lambda d: d["G"]),
-         "N": Axis("N", "columns", "rows", _one, lambda d: d["G"] * d["M"])}
-_GEMV = {"N": Axis("N", "columns", "rows", _one, lambda d: d["M"])}
-_PREFILL = dict.fromkeys(("Q_LEN", "n_queries"), Axis("SQ", "queries", "heads", lambda d: d["D"], lambda d: d["R"]))
-_ROWS = {"n_rows": Axis("R", "rows", "outputs", lambda d: d["C"], _one)}
+# the output layouts both fault models read (stride_shift: which outputs a stride edit moves)
+GEMM_AXES = {"M": Axis("M", "rows", "groups", lambda d: d["N"], lambda d: d["G"]),
+             "N": Axis("N", "columns", "rows", _one, lambda d: d["G"] * d["M"])}
+GEMV_AXES = {"N": Axis("N", "columns", "rows", _one, lambda d: d["M"])}
+PREFILL_AXES = dict.fromkeys(("Q_LEN", "n_queries"),
+                             Axis("SQ", "queries", "heads", lambda d: d["D"], lambda d: d["R"]))
+ROW_AXES = {"n_rows": Axis("R", "rows", "outputs", lambda d: d["C"], _one)}
 # op -> the launcher's name of an axis's length -> the axis
 AXES = {
-    **{op: _GEMM for op, o in OPS.items() if o.kernel_class == "gemm"},
-    **{op: _GEMV for op, o in OPS.items() if o.kernel_class == "gemv"},
-    **{op: _PREFILL for op, o in OPS.items() if o.kernel_class == "attn_prefill"},
+    **{op: GEMM_AXES for op, o in OPS.items() if o.kernel_class == "gemm"},
+    **{op: GEMV_AXES for op, o in OPS.items() if o.kernel_class == "gemv"},
+    **{op: PREFILL_AXES for op, o in OPS.items() if o.kernel_class == "attn_prefill"},
     "conv2d_nhwc": {**dict.fromkeys(("OUT_POINTS", "n_points"), Axis("M", "pixels", "", lambda d: d["K"], _one)),
                     **dict.fromkeys(("COUT", "OUT_CHANNELS", "n_channels"),
                                     Axis("K", "channels", "pixels", _one, lambda d: d["M"]))},
-    **dict.fromkeys(("rmsnorm", "triton_rmsnorm", "layernorm", "logits_softmax"), _ROWS),
+    **dict.fromkeys(("rmsnorm", "triton_rmsnorm", "layernorm", "logits_softmax"), ROW_AXES),
     "fused_add_rmsnorm": {"n_rows": Axis("R", "rows", "outputs", lambda d: d["C"], lambda d: 2)},   # y, residual_out
     "swiglu_act": {"n_cols": Axis("C", "columns", "rows", _one, lambda d: d["N"] // d["C"])},
 }

@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 
 from generator.catalog.ops import OPS
-from generator.sim.grid_tail import _GEMM, _GEMV, _ROWS, Axis
+from generator.sim.grid_tail import GEMM_AXES, GEMV_AXES, ROW_AXES, Axis
 
 _GEMV_ROWS = Axis("M", "rows", "", lambda d: d["N"], lambda d: 1)
-_ROW_INDEX = {"rows": _ROWS["n_rows"]}
+_ROW_INDEX = {"rows": ROW_AXES["n_rows"]}
 # op class -> the templates' name of an output axis's index -> the axis
 INDEXES = {
-    "gemm": {"m": _GEMM["M"], "offs_m": _GEMM["M"], "n": _GEMM["N"], "offs_n": _GEMM["N"]},
-    "gemv": {"m": _GEMV_ROWS, "offs_n": _GEMV["N"]},
+    "gemm": {"m": GEMM_AXES["M"], "offs_m": GEMM_AXES["M"], "n": GEMM_AXES["N"], "offs_n": GEMM_AXES["N"]},
+    "gemv": {"m": _GEMV_ROWS, "offs_n": GEMV_AXES["N"]},
 }
 ROW_OPS = frozenset({"rmsnorm", "triton_rmsnorm", "layernorm", "logits_softmax"})    # one output [rows, C]
 # `X * S -> X * S'`, the fault's report (faults._make_wrong_stride)

@@ -67,6 +67,69 @@ def register_refusal(task, variant, params: dict, gpu) -> str | None:
             f"> {gpu.regs_per_sm} per block")
 
 
+# ---- static shared memory beside dynamic ------------------------------------------------------------------
+# A kernel's dynamic shared memory may be raised (cudaFuncAttributeMaxDynamicSharedMemorySize) only so far that
+# it plus the kernel's static __shared__ arrays (sharedSizeBytes) fit cudaDevAttrMaxSharedMemoryPerBlockOptin
+# (CUDA Runtime API, cudaFuncSetAttribute: https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+# The static part is what ptxas -v prints as "bytes smem", recorded in `static_smem.tsv` by
+# `python -m generator record-resources --static-smem` for every legal configuration whose dynamic figure is
+# within the GPU's static cap (48 KB) of the opt-in cap: below that the sum always fits.
+
+STATIC_TABLE = Path(__file__).with_name("static_smem.tsv")
+STATIC_COLUMNS = ("op", "variant", "dtype", "arch", "shape", "params", "smem")
+# The tunables a template's static __shared__ arrays are sized by (mbarriers per stage, a softmax slot per
+# warp, ...); a variant not named has none. The table is keyed by these alone, one compile standing for every
+# configuration that shares them (tests/kernels/test_static_smem.py compiles others that share a row).
+STATIC_PARAMS = {
+    ("gemm", "wgmma_tma"): ("NUM_STAGES",), ("gemm", "persistent"): ("NUM_STAGES",),
+    ("attn_prefill", "tma_pipeline"): ("NUM_STAGES",), ("attn_prefill", "wgmma_tma"): ("NUM_STAGES",),
+    ("attn_decode", "cp_async_pipeline"): ("NUM_WARPS",), ("attn_decode", "split_kv"): ("NUM_WARPS",),
+    ("attn_decode", "tma_pipeline"): ("NUM_WARPS", "NUM_STAGES"), ("attn_decode", "wgmma_tma"): ("NUM_STAGES",),
+    ("gather", "tma_bulk"): ("NUM_STAGES", "ROWS_PER_BLOCK"), ("scan", "cp_async_pipeline"): ("NUM_WARPS", "VEC"),
+}
+
+
+def static_key(task, variant, params: dict, arch: str) -> tuple[str, ...]:
+    """The table key: the task, the arch, and only the params the static arrays read."""
+    names = STATIC_PARAMS.get((variant.kernel_class, variant.tag), ())
+    return key(task.op, variant.tag, task.dtype, arch, dict(task.shape), {k: params[k] for k in names})
+
+
+def static_suspect(dynamic: int, gpu) -> bool:
+    """True when static arrays could push `dynamic` bytes past the opt-in cap (ptxas refuses more than
+    smem_static_max of them)."""
+    return gpu.smem_dyn_max - gpu.smem_static_max < dynamic <= gpu.smem_dyn_max
+
+
+def read_static_table(path: Path = STATIC_TABLE) -> tuple[str, dict[tuple[str, ...], int]]:
+    """(the recorded nvcc version, key -> static bytes)."""
+    header, rows = read_tsv(path, STATIC_COLUMNS, 1)
+    return header.get("nvcc", ""), {tuple(cells[:-1]): int(cells[-1]) for cells in rows}
+
+
+@lru_cache(maxsize=1)
+def _static_recorded() -> dict[tuple[str, ...], int]:
+    return read_static_table()[1]
+
+
+def static_smem(task, variant, params: dict, gpu) -> int | None:
+    """ptxas's recorded static shared memory of the configuration; None when it is not recorded."""
+    return _static_recorded().get(static_key(task, variant, params, gpu.arch))
+
+
+def static_refusal(task, variant, params: dict, gpu, dynamic: int) -> str | None:
+    """The launch error when the recorded static arrays plus `dynamic` bytes exceed the opt-in cap:
+    cudaFuncSetAttribute then returns cudaErrorInvalidValue, and the launch asking for more than the default
+    48 KB fails with the same "invalid argument". None when it fits, or without a task (no shape to look up)."""
+    if task is None or not static_suspect(dynamic, gpu):
+        return None
+    static = static_smem(task, variant, params, gpu)
+    if static is None or dynamic + static <= gpu.smem_dyn_max:
+        return None
+    return (f"invalid argument: {dynamic} bytes of dynamic + {static} bytes of static shared memory > "
+            f"{gpu.smem_dyn_max} (cudaFuncAttributeMaxDynamicSharedMemorySize)")
+
+
 # ---- Triton shared memory ---------------------------------------------------------------------------------
 # Triton keeps its pipeline stages in shared memory and only finds out at launch that they do not fit
 # (`OutOfResources`). The figure is Triton's own allocation, recorded per (op, variant, dtype, arch, the shape

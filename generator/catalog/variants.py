@@ -112,7 +112,7 @@ from typing import Callable, Mapping
 from generator.catalog.calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
 from generator.catalog.hardware import GPU, GPUS, has
 from generator.catalog.ops import ELEMENT_BYTES, OPS
-from generator.catalog.resources import register_refusal, triton_refusal
+from generator.catalog.resources import register_refusal, static_refusal, triton_refusal
 
 Params = Mapping[str, int]
 _Fn = Callable[[Params, float, dict], float]
@@ -593,8 +593,9 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     """None when the kernel can launch on `gpu`, else the reason, worded as the failing tool reports it.
 
     Checked in the order the toolchain hits them: static shared memory (ptxas), then threads, registers and
-    dynamic shared memory at launch (CUDA runtime) or Triton's OutOfResources. Pass `task` for the exact
-    shape-dependent figures (head dim, row length); without it, DEFAULT_DIMS are assumed."""
+    dynamic shared memory, alone and then with the static arrays beside it, at launch (CUDA runtime) or Triton's
+    OutOfResources. Pass `task` for the exact shape-dependent figures (head dim, row length); without it,
+    DEFAULT_DIMS are assumed (and static arrays are not looked up)."""
     g = GPUS[gpu] if isinstance(gpu, str) else gpu
     e, d = ELEMENT_BYTES[dtype], _dims(variant, task)
     smem = int(variant._smem(params, e, d))      # smem_bytes and regs_per_thread, with the dims looked up once
@@ -615,6 +616,8 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     if not variant.static_smem and smem > g.smem_dyn_max:
         return (f"invalid argument: {smem} bytes of dynamic shared memory > {g.smem_dyn_max} "
                 f"(cudaFuncAttributeMaxDynamicSharedMemorySize)")
+    if not variant.static_smem:   # the template's static arrays count against the same cap (ptxas's figure)
+        return static_refusal(task, variant, params, g, smem)
     return None
 
 

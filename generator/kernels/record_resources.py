@@ -17,9 +17,15 @@ every legal Triton (task, variant, tile parameters) whose estimate reaches half 
 every recorded figure fits with room to spare), compiled once per distinct kernel (ops sharing a snippet,
 GPUs sharing a cc, fp16/bf16 and the grid-placement constants share a figure: catalog/resources.py says why).
 
+Static shared memory (`--static-smem`, `static_smem.tsv`): dynamic shared memory plus the kernel's static
+`__shared__` arrays must fit the opt-in cap, so for every legal CUDA configuration whose dynamic figure is within
+48 KB of the cap the simulator adds ptxas's static figure, recorded once per (task, the tunables the arrays are
+sized by: resources.STATIC_PARAMS).
+
 Regenerate (nvcc on PATH; a few minutes on 2 cores; Triton: about an hour on 2 cores):
     python -m generator record-resources            # rewrites generator/catalog/resources.tsv
     python -m generator record-resources --check    # exit 1 when the recorded table differs from a fresh run
+    python -m generator record-resources --static-smem [--check]   # generator/catalog/static_smem.tsv (~10 min)
     python -m generator record-resources --triton [--check]   # the same for generator/catalog/triton_smem.tsv
     python -m generator record-resources --triton --classes attn_prefill,attn_decode,conv   # some kernel classes
 """
@@ -33,8 +39,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generator.catalog.resources import (COLUMNS, PLACEMENT, RECORD_FROM, TABLE, TRITON_COLUMNS, TRITON_LIMIT,
-                                         TRITON_TABLE, Usage, key, read_triton_table, triton_key)
+from generator.catalog.resources import (COLUMNS, PLACEMENT, RECORD_FROM, STATIC_COLUMNS, STATIC_TABLE, TABLE,
+                                         TRITON_COLUMNS, TRITON_LIMIT, TRITON_TABLE, Usage, key, read_triton_table,
+                                         static_key, static_suspect, triton_key)
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.catalog.tasks import all_tasks
@@ -113,29 +120,67 @@ def _measure(batch: list, workdir: Path) -> list[Usage]:
     return [Usage(v.threads(p), *f) for (_t, v, p, _s), f in zip(batch, figures)]
 
 
+def _compile_unique(unique: dict, jobs: int, batch_size: int):
+    """(key, Usage) for each key -> (task, variant, params, source) of `unique`, batched per compile arch and
+    template: ptxas pads a kernel's static figure to the strictest `extern __shared__` alignment of the whole
+    TU (a batch mixing templates printed 128 bytes for a gemm wgmma_tma that alone has 64)."""
+    by_arch: dict[tuple, list] = {}
+    for k, item in unique.items():
+        by_arch.setdefault((item[3].compile_arch, item[1].kernel_class, item[1].tag), []).append((k, item))
+    batches = [b[i:i + batch_size] for b in by_arch.values() for i in range(0, len(b), batch_size)]
+    with tempfile.TemporaryDirectory(prefix="ks_resources_") as tmp, cf.ThreadPoolExecutor(jobs) as pool:
+        dirs = [Path(tmp) / str(i) for i in range(len(batches))]
+        for d in dirs:
+            d.mkdir()
+        for batch, usages in zip(batches, pool.map(_measure, [[item for _k, item in b] for b in batches], dirs)):
+            yield from ((k, use) for (k, _item), use in zip(batch, usages))
+
+
 def record(jobs: int = 2, batch_size: int = 16) -> str:
     """The table's full text, compiled afresh."""
     unique = {}   # GPUs of one arch (h100/h200, a10/rtx_a6000) share sources: compile each key once
     for task, v, params, src in suspects():
         unique.setdefault(key(task.op, v.tag, task.dtype, src.compile_arch, dict(task.shape), params),
                           (task, v, params, src))
-    by_arch: dict[str, list] = {}
-    for item in unique.values():
-        by_arch.setdefault(item[3].compile_arch, []).append(item)
-    batches = [b[k:k + batch_size] for b in by_arch.values() for k in range(0, len(b), batch_size)]
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="ks_resources_") as tmp, cf.ThreadPoolExecutor(jobs) as pool:
-        dirs = [Path(tmp) / str(i) for i in range(len(batches))]
-        for d in dirs:
-            d.mkdir()
-        for batch, usages in zip(batches, pool.map(_measure, batches, dirs)):
-            for (task, v, params, src), use in zip(batch, usages):
-                k = key(task.op, v.tag, task.dtype, src.compile_arch, dict(task.shape), params)
-                rows.append("\t".join(k + tuple(str(x) for x in (use.threads, use.registers, use.spill_stores,
-                                                                   use.smem))))
+    rows = ["\t".join(k + tuple(str(x) for x in (use.threads, use.registers, use.spill_stores, use.smem)))
+            for k, use in _compile_unique(unique, jobs, batch_size)]
     head = ["# Registers per thread, spill stores and static shared memory from `nvcc -cubin -gencode ... -Xptxas -v`",
             f"# for the CUDA configurations whose launch could be refused for registers; regenerate: {COMMAND}",
             f"# nvcc: {tool_version()}", "\t".join(COLUMNS)]
+    return "\n".join(head + sorted(rows)) + "\n"
+
+
+def static_suspects():
+    """static key -> (task, variant, params): one legal CUDA configuration per key among those whose dynamic
+    shared memory static arrays could push past the opt-in cap, in catalog order."""
+    unique = {}
+    for task in all_tasks():
+        if task.impl != "cuda":
+            continue
+        gpu = GPUS[task.gpu]
+        for v in variants_for(task.op, "cuda"):
+            if v.static_smem or not legal_on(v, gpu, task.dtype):
+                continue
+            for params in v.all_params():
+                k = static_key(task, v, params, gpu.arch)
+                if k not in unique and static_suspect(v.smem_bytes(params, task.dtype, task), gpu):
+                    unique[k] = (task, v, params)
+    return unique
+
+
+def record_static(jobs: int = 2, batch_size: int = 16) -> str:
+    """The static shared-memory table's full text, compiled afresh (each distinct source once)."""
+    keys_of: dict[tuple[str, str], list] = {}
+    for k, (task, v, params) in static_suspects().items():
+        src = render(task, v, params)
+        keys_of.setdefault((src.compile_arch, src.text), []).append((k, (task, v, params, src)))
+    figures = _compile_unique({same[0][0]: same[0][1] for same in keys_of.values()}, jobs, batch_size)
+    smem = {k: use.smem for k, use in figures}
+    rows = ["\t".join(k + (str(smem[same[0][0]]),)) for same in keys_of.values() for k, _item in same]
+    head = ["# Static shared memory (ptxas -v 'bytes smem') of the CUDA configurations whose dynamic shared memory is",
+            "# within 48 KB of the opt-in cap, keyed by the tunables the static arrays read (catalog/resources.py "
+            f"STATIC_PARAMS); regenerate: {COMMAND} --static-smem",
+            f"# nvcc: {tool_version()}", "\t".join(STATIC_COLUMNS)]
     return "\n".join(head + sorted(rows)) + "\n"
 
 
@@ -225,9 +270,12 @@ def record_triton(jobs: int = 2, classes=None, keep: Path | None = None) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, help=f"table to write (default {TABLE.name}, --triton {TRITON_TABLE.name})")
+    parser.add_argument("--out", type=Path, help=f"table to write (default {TABLE.name}, --triton {TRITON_TABLE.name}, "
+                                                 f"--static-smem {STATIC_TABLE.name})")
     parser.add_argument("--check", action="store_true", help="compare a fresh recording with the table; write nothing")
     parser.add_argument("--triton", action="store_true", help="record Triton's shared memory instead of ptxas's figures")
+    parser.add_argument("--static-smem", action="store_true",
+                        help=f"record ptxas's static shared memory into {STATIC_TABLE.name}")
     parser.add_argument("--classes", help="--triton: only these kernel classes (comma-separated; default all)")
     parser.add_argument("--jobs", type=int, default=2)
 
@@ -250,6 +298,9 @@ def run(args) -> int:
     elif nvcc_path() is None:
         print("record-resources: nvcc not found (looked on PATH, /usr/local/cuda/bin, /usr/local/bin)", file=sys.stderr)
         return 2
+    elif args.static_smem:
+        args.out = args.out or STATIC_TABLE
+        text = record_static(args.jobs)
     else:
         args.out = args.out or TABLE
         text = record(args.jobs)

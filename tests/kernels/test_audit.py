@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from generator.kernels import audit
-from generator.sim import feedback
+from generator.sim import feedback, stride_shift
 from generator.catalog.hardware import GPUS
 from generator.kernels import compilers, render
 from generator.kernels.faults import TEXT_KINDS, expect_clean, inject
@@ -77,8 +77,10 @@ def test_catalog_sample_agrees():
 
 def _session_row(impl: str, gpu: str) -> dict:
     """A kernelinfer-shaped row whose steps are the fixture's clean render and injected faults (but the truncated
-    grid: its one row per block leaves no tail to report, so the workbench never draws it there)."""
-    steps = [step for step in _fixture_steps(impl, gpu) if step[2].kind != "truncated_grid"]
+    grid: its one row per block leaves no tail to report; and a wrong stride whose moved outputs cannot be derived:
+    the workbench never draws either there)."""
+    steps = [(task, src, exp) for task, src, exp in _fixture_steps(impl, gpu) if exp.kind != "truncated_grid"
+             and not (exp.kind == "wrong_stride" and stride_shift.wrong(task, exp.message) is None)]
     task = steps[0][0]
     messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
     trace = []

@@ -33,6 +33,12 @@ class Source:
     compile_arch: str    # the -gencode target, always the GPU's arch ("sm_90a", "sm_120a", "sm_86"); Triton: its cc
 
 
+def source_constants(variant, params: Mapping[str, object]) -> dict[str, object]:
+    """Every tuned constant the rendered source sets: `full_params` and the ones its template writes as fixed
+    numbers (`Variant.fixed`, e.g. a naive Triton file's NUM_WARPS = 4): what a fault's report reads them from."""
+    return {**variant.fixed, **full_params(variant, params)}
+
+
 def full_params(variant, params: Mapping[str, object]) -> dict[str, object]:
     """The variant's defaults overlaid with `params`, in the variant's declared order."""
     tunables = variant.params

@@ -332,7 +332,7 @@ class _Episode:
         for a in agents:
             if not self.room(3):
                 return
-            best = f"best {a.best.time_ms:.4g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
+            best = f"best {a.best.time_ms:.5g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
             self.say(a, "status", f"{a.id}: {a.results} result{'s' * (a.results != 1)}, {a.kept} kept, {best}")
 
     def leaderboard(self) -> None:
@@ -587,9 +587,9 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
             return
         out = ep.work(proposer, tag, params, "fix")
     else:
-        lines = written[2]["content"].count("\n") + 1
-        note = ep.word(reviewer, review.passing_notes(ep.wb.by_tag[tag], _params_text(params), lines, ep.task.dtype,
-                                                      ep.task.gpu, ep.wb.gpu))
+        lines = len(written[2]["content"].splitlines())
+        note = ep.word(reviewer, review.passing_notes(ep.wb.by_tag[tag], ep.task.op, _params_text(params), lines,
+                                                      ep.task.dtype, ep.task.gpu, ep.wb.gpu))
         ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: {note}", to=proposer.id, status="pass", variant=tag,
                ref=written[2])
         out = ep.work(proposer, tag, params, "new_variant", written)

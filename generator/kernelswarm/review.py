@@ -42,12 +42,12 @@ def finding(expected: Expected, source: str) -> str:
     return f"a {kind.replace('_', ' ')} in the edit"
 
 
-def passing_notes(variant: Variant, cfg: str, lines: int, dtype: str, gpu: str, hardware: GPU) -> list[str]:
+def passing_notes(variant: Variant, op: str, cfg: str, lines: int, dtype: str, gpu: str, hardware: GPU) -> list[str]:
     """What a reviewer who passes a `lines`-line candidate of `variant` at `cfg` for `gpu` can say it read: true of
     the source whatever its build gives (its constants and length, tensor-core math, the features it needs when
     the GPU has them), never a judgement of correctness the env may contradict."""
     notes = [f"{cfg} in {lines} lines; ready to build", f"read all {lines} lines at {cfg}; send it to the env"]
-    if variant.tc:
+    if variant.tensor_cores(op):
         notes.append(f"tensor-core math at {cfg}; ready to build")
     needs = variant.requires_for(dtype)
     if not needs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from generator.kernels import full_params
+from generator.kernels import source_constants
 from generator.sim import correctness, grid_tail, stride_shift
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
@@ -47,7 +47,7 @@ def _compile_error(task, expected) -> str:
 
 def _correctness(task, expected, rng, variant, params) -> str:
     if expected.kind == "truncated_grid":
-        region = grid_tail.unwritten(task, expected.message, full_params(variant, params))
+        region = grid_tail.unwritten(task, expected.message, source_constants(variant, params))
     else:
         region = stride_shift.wrong(task, expected.message) if expected.kind == "wrong_stride" else None
     return correctness.failed_text(task, expected.kind, rng.random(6) if rng is not None else (0.5,) * 6, region)

@@ -16,7 +16,7 @@ from generator.catalog import calibration, perf
 from generator.sim import feedback, grid_tail, stride_shift
 from generator.sim.feedback import TIME_DIGITS
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, Style, full_params, render, triton_dot
+from generator.kernels import Source, Style, render, source_constants, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
@@ -193,7 +193,7 @@ class Workbench:
             except NoFaultSite:
                 continue
             if (kind == "truncated_grid" and not grid_tail.unwritten(self.task, edited[1].message,
-                                                                     full_params(self.by_tag[tag], params))
+                                                                     source_constants(self.by_tag[tag], params))
                     or kind == "wrong_stride" and not stride_shift.wrong(self.task, edited[1].message)):
                 continue
             return edited

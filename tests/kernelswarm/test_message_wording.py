@@ -137,9 +137,10 @@ def test_a_passing_review_names_true_facts_of_the_candidate_it_read(rows):
             head, note = m["content"].split(": ", 1)
             assert head == f"PASS {candidate['agent']}/{candidate['variant']}" and _cfg(candidate["params"]) in note
             if said := re.search(r"(\d+) lines", note):
-                assert int(said[1]) == candidate["content"].count("\n") + 1, note
-            if "tensor-core" in note:
-                assert variants[candidate["variant"]].tc, note
+                assert int(said[1]) == len(candidate["content"].splitlines()), note   # a render ends in "\n"
+            if "tensor-core" in note:        # the op's code, not the variant's flag (flash_decode: no tl.dot)
+                assert variants[candidate["variant"]].tensor_cores(row["op"]), note
+                assert row["impl"] != "triton" or "tl.dot" in candidate["content"], note
             if said := re.search(r"needs ([\w, ]+), which", note):
                 assert set(said[1].split(", ")) <= gpu.features, note
             notes.add(_wording(m, row))

@@ -1,4 +1,5 @@
-"""Small hand-written rows of each schema, for tests that need a valid row to break (not a test module)."""
+"""Small hand-written rows of each schema, for tests that need a valid row to break, and simulated episodes of
+chosen tasks (not a test module)."""
 from __future__ import annotations
 
 
@@ -42,3 +43,21 @@ def episode_row() -> dict:
     return {"episode_id": "rmsnorm_h100_T=1,H=4096_dispatch_5", "scenario": "dispatch", "n_agents": 2, **row,
             "best_ms": 0.01, "speedup": 2.0, "elapsed_s": 5.0, "agents": agents, "num_messages": 5,
             "messages": messages}
+
+
+def simulated_episodes(tasks, seed: int, per_task: int) -> list[dict]:
+    """`per_task` episodes of every scenario for each (op, impl, gpu) of `tasks` (the op's first dtype and shape),
+    with an episode id."""
+    from generator.catalog.ops import OPS
+    from generator.catalog.tasks import make_task
+    from generator.kernelswarm.episode import SCENARIOS, simulate_episode
+    from generator.sim.seeding import rng_for
+
+    out = []
+    for i, scenario in enumerate(SCENARIOS):
+        for j, (op, impl, gpu) in enumerate(tasks):
+            task = make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
+            for k in range(per_task):
+                row = simulate_episode(task, scenario, rng_for(seed, i, 3 * j + k))
+                out.append({"episode_id": f"x_{scenario}_{row['num_messages']}", **row})
+    return out

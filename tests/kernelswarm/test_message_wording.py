@@ -11,13 +11,10 @@ import re
 import pytest
 
 from generator.catalog.hardware import GPUS
-from generator.catalog.ops import OPS
-from generator.catalog.tasks import make_task
 from generator.catalog.variants import variants_for
 from generator.check import semantic
 from generator.kernelswarm.checks import row_checks_pass
-from generator.kernelswarm.episode import SCENARIOS, simulate_episode
-from generator.sim.seeding import rng_for
+from rows import simulated_episodes
 
 TASKS = (("rmsnorm", "cuda", "h100"), ("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "rtx_5090"),
          ("flash_decode", "cuda", "h100"))
@@ -28,14 +25,7 @@ SWITCH = re.compile(r"switch|ahead|pick up|move from")       # a redirect to ano
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    out = []
-    for i, scenario in enumerate(SCENARIOS):
-        for j, (op, impl, gpu) in enumerate(TASKS):
-            task = make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
-            for k in range(3):
-                row = simulate_episode(task, scenario, rng_for(13, i, 3 * j + k))
-                out.append({"episode_id": f"x_{scenario}_{row['num_messages']}", **row})
-    return out
+    return simulated_episodes(TASKS, seed=13, per_task=3)
 
 
 def _cfg(params: dict) -> str:

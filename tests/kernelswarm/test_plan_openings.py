@@ -8,25 +8,16 @@ import copy
 import pytest
 
 from generator.check import semantic
-from generator.catalog.ops import OPS
-from generator.catalog.tasks import make_task
 from generator.kernelswarm.checks import row_checks_pass
-from generator.kernelswarm.episode import SCENARIOS, simulate_episode, task_label
-from generator.sim.seeding import rng_for
+from generator.kernelswarm.episode import task_label
+from rows import simulated_episodes
 
 TASKS = (("rmsnorm", "cuda", "h100"), ("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "rtx_5090"))
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    out = []
-    for i, scenario in enumerate(SCENARIOS):
-        for j, (op, impl, gpu) in enumerate(TASKS):
-            task = make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
-            for k in range(2):
-                row = simulate_episode(task, scenario, rng_for(11, i, 3 * j + k))
-                out.append({"episode_id": f"x_{scenario}_{row['num_messages']}", **row})
-    return out
+    return simulated_episodes(TASKS, seed=11, per_task=2)
 
 
 def _plan(row: dict) -> dict:

@@ -9,7 +9,7 @@ import re
 from itertools import zip_longest
 
 from generator.catalog.hardware import GPUS
-from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.catalog.variants import gpu_lacks, legal_on, variant_requires, variants_for
 from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.clock import machine_range
@@ -34,19 +34,27 @@ def _seconds(headers: list[re.Match]) -> list[int]:
     return [int(h[1]) * 3600 + int(h[2]) * 60 + int(h[3]) for h in headers]
 
 
-def _length_fits(n: int, trace) -> bool:
+def _length_fits(row) -> bool:
     """30-200 steps; fewer only for a session that ran out of configurations and ended re-measuring its best."""
-    return 30 <= n <= 200 or 0 < n < 30 and trace[-1]["kind"] == "revert"
+    n, trace = row["num_steps"], row["trace"]
+    return 30 <= n <= 200 or 0 < n < 30 and trace[-1]["kind"] == "revert" and _space_used_up(row)
 
 
-@CHECKS.check("step_count", "30 <= num_steps <= 200 (fewer only ending in a revert: the configuration space ran "
-              "out), num_steps == len(trace), steps numbered 1..n")
+def _space_used_up(row) -> bool:
+    """The session measured every configuration its task offers (each legal variant's every params)."""
+    space = {(v.tag, tuple(p.items())) for v in variants_for(row["op"], row["impl"], row["dtype"])
+             if legal_on(v, row["gpu"], row["dtype"]) for p in v.all_params()}
+    return {(t["tag"], tuple(t["params"].items())) for t in row["trace"]} >= space
+
+
+@CHECKS.check("step_count", "30 <= num_steps <= 200 (fewer only ending in a revert after every configuration of "
+              "the task ran), num_steps == len(trace), steps numbered 1..n")
 def _step_count(row):
     n, trace = row["num_steps"], row["trace"]
     if n != len(trace):
         return f"num_steps {n} != len(trace) {len(trace)}"
-    if not _length_fits(n, trace):
-        return f"num_steps {n} outside 30..200"
+    if not _length_fits(row):
+        return f"num_steps {n} outside 30..200 (fewer only ending in a revert after every configuration ran)"
     if [t["step"] for t in trace] != list(range(1, n + 1)):
         return "trace steps are not 1..n"
 
@@ -231,7 +239,7 @@ def _session_checks_pass(row) -> bool:
     turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
     themselves then name what fails. A malformed row raises, as the checks would."""
     trace, n = row["trace"], row["num_steps"]
-    if n != len(trace) or not _length_fits(n, trace):
+    if n != len(trace) or not _length_fits(row):
         return False
     if [m["role"] for m in row["messages"]] != ["system", "user"] + ["assistant", "user"] * n:
         return False

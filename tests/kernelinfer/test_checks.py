@@ -97,11 +97,18 @@ def test_check_sets_are_per_dataset_and_report_malformed_rows():
 
 
 def test_a_short_session_must_end_re_measuring_its_best(rows):
-    """Under 30 steps only a session whose space ran out, ending in its one revert, passes step_count."""
+    """Under 30 steps only a session that measured every configuration of its task, ending in its one revert,
+    passes step_count: a cut-off session ending in a revert does not (the rule read only the last step's kind)."""
+    from generator.catalog.tasks import all_tasks
+    task = next(t for t in all_tasks()
+                if (t.op, t.impl, t.gpu, t.dtype) == ("moe_topk_gating", "triton", "rtx_a6000", "fp32"))
+    short = {"session_id": "s0", **simulate_session(task, rng_for(11, 1, 0))}
+    assert short["num_steps"] < 30 and "step_count" not in failed([short])[0]
+    tuned = copy.deepcopy(short)
+    tuned["trace"][-1]["kind"] = "tune"
+    assert "step_count" in failed([tuned])[0]
     row = copy.deepcopy(rows[0])
     row["trace"] = row["trace"][:20]
-    row["trace"][-1]["kind"] = "tune"
+    row["trace"][-1]["kind"] = "revert"
     row["num_steps"] = 20
     assert "step_count" in failed([row])[0]
-    row["trace"][-1]["kind"] = "revert"
-    assert "step_count" not in failed([row])[0]

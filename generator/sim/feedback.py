@@ -45,12 +45,22 @@ def _compile_error(task, expected) -> str:
     return (f"compile: ok ({gpu.arch})\nlaunch: FAILED\nRuntimeError: {expected.message}{detail}")
 
 
-def _correctness(task, expected, rng, variant, params) -> str:
+REGION_KINDS = ("truncated_grid", "wrong_stride")    # wrong results whose report names the outputs they spoil
+
+
+def failure_region(task, expected, variant, params):
+    """The outputs a `REGION_KINDS` fault spoils for `task` at `params` (its report names them; None where the
+    edit changes nothing or is not modelled, so the workbench never draws it there); None for other kinds."""
     if expected.kind == "truncated_grid":
-        region = grid_tail.unwritten(task, expected.message, source_constants(variant, params))
-    else:
-        region = stride_shift.wrong(task, expected.message) if expected.kind == "wrong_stride" else None
-    return correctness.failed_text(task, expected.kind, rng.random(6) if rng is not None else (0.5,) * 6, region)
+        return grid_tail.unwritten(task, expected.message, source_constants(variant, params))
+    if expected.kind == "wrong_stride":
+        return stride_shift.wrong(task, expected.message)
+    return None
+
+
+def _correctness(task, expected, rng, variant, params) -> str:
+    return correctness.failed_text(task, expected.kind, rng.random(6) if rng is not None else (0.5,) * 6,
+                                   failure_region(task, expected, variant, params))
 
 
 @lru_cache(maxsize=1024)

@@ -13,10 +13,10 @@ from functools import lru_cache
 import numpy as np
 
 from generator.catalog import calibration, perf
-from generator.sim import feedback, grid_tail, stride_shift
+from generator.sim import feedback
 from generator.sim.feedback import TIME_DIGITS
 from generator.catalog.hardware import GPUS
-from generator.kernels import Source, Style, render, source_constants, triton_dot
+from generator.kernels import Source, Style, render, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
@@ -192,9 +192,8 @@ class Workbench:
                 edited = inject_like(source, kind, rng, *families)
             except NoFaultSite:
                 continue
-            if (kind == "truncated_grid" and not grid_tail.unwritten(self.task, edited[1].message,
-                                                                     source_constants(self.by_tag[tag], params))
-                    or kind == "wrong_stride" and not stride_shift.wrong(self.task, edited[1].message)):
+            if kind in feedback.REGION_KINDS and not feedback.failure_region(self.task, edited[1], self.by_tag[tag],
+                                                                             params):
                 continue
             return edited
         return None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["Style", "draw_style", "style_texts", "styled_parts", "constants_text", "prelude_text"]
+__all__ = ["Style", "draw_style", "style_texts", "styled_parts", "constants_text", "prelude_text", "template_name"]
 
 # Synonyms real code uses for the templates' most common local names (snake_case; camel-case styles convert).
 # Only names the templates declare themselves: a rename applies to every use in the translation unit.
@@ -145,10 +145,28 @@ class Style:
         """This engineer's name for the template name `word` (deterministic: crc32, not the salted str hash)."""
         options = _NAMES[lang][word]
         pick = options[zlib.crc32(f"{self.seed}:{word}".encode()) % len(options)]
-        if self.camel:
-            head, *rest = pick.split("_")
-            pick = head + "".join(p[:1].upper() + p[1:] for p in rest)
-        return pick
+        return _camel(pick) if self.camel else pick
+
+
+def _camel(name: str) -> str:
+    """`row_idx` as a camel-case engineer writes it: `rowIdx`."""
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+# lang -> every name some engineer writes for a template name (each synonym, snake and camel) -> that template name
+_TEMPLATE_NAMES = {lang: {form: word for word, options in names.items() for option in options
+                          for form in (option, _camel(option))}
+                   for lang, names in _NAMES.items()}
+
+
+def template_name(name: str, lang: str) -> str:
+    """The template name that a style renames to `name` in `lang` (`name` itself where none does): how a reader who
+    sees a render but not its session's style (the report checks) maps a name back. One answer per name: no two
+    template names share a synonym (tests/kernels/test_style.py). A name a template writes itself is read as the
+    template name it is a synonym of (fused_add_rmsnorm's own `r` as `row`): a caller relies on it only for names
+    whose synonyms no template writes (tests/sim/test_stride_names.py)."""
+    return _TEMPLATE_NAMES[lang].get(name, name)
 
 
 def draw_style(rng, lang: str) -> Style:

@@ -12,7 +12,7 @@ import pytest
 from generator.write.diversity import mask_digits
 from generator.catalog.hardware import GPUS
 from generator.kernels import compilers, render
-from generator.kernels.style import Style, draw_style, style_texts
+from generator.kernels.style import _NAMES, Style, draw_style, style_texts, template_name
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.catalog.ops import OPS
 from generator.kernelinfer.session import simulate_session
@@ -94,6 +94,19 @@ def test_renames_are_consistent_and_skip_members_strings_keywords_and_protected_
         assert "g(acc=acc)" in text                             # used as a keyword argument: kept
         new = re.search(r"def f\(acc, (\w+)\)", text).group(1)
         assert text.endswith(f"+ {new}\n")
+
+
+def test_every_name_a_style_gives_maps_back_to_its_template_name():
+    """A reader who sees a render but not its session's style reads each name back as the template's (the report
+    checks do, for a wrong stride's index): every engineer's name for a template name, snake or camel, maps back
+    to it alone, so no two template names share a synonym."""
+    styles = [replace(PLAIN, seed=s, camel=c) for s in range(40) for c in (False, True)]
+    for lang, words in _NAMES.items():
+        for word in words:
+            names = {style.name(word, lang) for style in styles}
+            assert len(names) > 2 and {template_name(n, lang) for n in names} == {word}, (lang, word, names)
+    assert template_name("rowsM", "triton") == "offs_m" and template_name("rowsM", "cuda") == "rowsM"
+    assert template_name("K", "cuda") == "K"                    # no style's name: itself
 
 
 def test_styles_make_the_same_variant_read_differently():

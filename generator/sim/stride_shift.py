@@ -5,10 +5,11 @@ another stride in scope), which moves the address for every X but 0. Where X is 
 output (a GEMM's row m, reading A or writing C; its column n, reading B or writing C; a row norm's or softmax's
 row), every output whose index on that axis is 1 or more reads or lands at the moved address and is wrong, and those
 at index 0 are right: the report names exactly that slab of the flattened output (`correctness.OUTPUTS`), laid out
-as `grid_tail.AXES` lays it. Modelled only where X is such an index, by the name the templates give it (`INDEXES`),
-and the edit moves the address at the task's shape: the axis has a second index (a GEMV or a norm of one token has
-none) and S' differs from S (a GEMM's `m * N` made `m * K` is the same kernel where K = N); elsewhere the step draws
-another wrong-result kind, as for a grid that leaves no tail.
+as `grid_tail.AXES` lays it. Modelled only where X is such an index, by the name the templates give it (`INDEXES`)
+or the name a session's style gives it instead (`style.template_name`: a Triton GEMM's `offs_m` written `rm` is the
+same product, whatever the engineer calls it), and the edit moves the address at the task's shape: the axis has a
+second index (a GEMV or a norm of one token has none) and S' differs from S (a GEMM's `m * N` made `m * K` is the
+same kernel where K = N); elsewhere the step draws another wrong-result kind, as for a grid that leaves no tail.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from generator.catalog.ops import OPS
+from generator.kernels.style import template_name
 from generator.sim.grid_tail import GEMM_AXES, GEMV_AXES, ROW_AXES, Axis
 
 _GEMV_ROWS = Axis("M", "rows", "", lambda d: d["N"], lambda d: 1)
@@ -63,10 +65,11 @@ def shift_of(task, axis: Axis, product: str) -> Shift:
 
 
 def wrong(task, product: str) -> Shift | None:
-    """The outputs the edit `product` ("m * N -> m * (N + 1)", the fault's report) makes wrong for `task`, None where
-    not modelled or where it moves no address (the axis has one index, or S' has S's value at this shape)."""
+    """The outputs the edit `product` ("m * N -> m * (N + 1)", the fault's report, in the render's names) makes wrong
+    for `task`, None where not modelled or where it moves no address (the axis has one index, or S' has S's value at
+    this shape)."""
     said = PRODUCT.fullmatch(product)
-    axis = said and axis_of(task.op, said[1])
+    axis = said and axis_of(task.op, template_name(said[1], task.impl))
     if not axis:
         return None
     dims = OPS[task.op].dims(task.shape_dict())

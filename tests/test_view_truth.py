@@ -58,6 +58,19 @@ def test_a_steps_prompt_holds_each_part_or_says_it_left_it_out(session, window):
     assert rows and (notes > 0 or window == 32_768)
 
 
+def test_history_lines_and_the_best_print_each_time_as_its_report_did(session):
+    reported = {}
+    for step, feedback in zip(session["trace"], session["messages"][3::2]):
+        printed = re.search(r"^time: (\S+) ms", feedback["content"], re.M)
+        assert (printed is not None) == (step["status"] == "ok")
+        if printed:
+            reported[step["step"]] = printed.group(1)
+            assert step_state.summary(step).endswith(f": ok {printed.group(1)} ms")
+    assert any("." in t and t.endswith("0") for t in reported.values())    # a trailing zero repr would drop
+    best = step_state.bests(session)[-1]
+    assert f", {reported[best['step']]} ms):" in step_state.parts(session, len(session["trace"]) - 1, best)[1].text
+
+
 def test_a_fix_step_keeps_the_kernel_it_fixes_before_the_best(session):
     kept = 0
     bests = step_state.bests(session)

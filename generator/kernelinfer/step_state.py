@@ -6,11 +6,14 @@ Why a module of its own: the view builds its prompts from these parts (`generato
 validator's rule (`generator.kernelinfer.step_rewards.problems`) checks a written prompt against them, so a
 prompt holds every part verbatim or the note naming what was left out, never a silent gap. A `fix` step edits
 the previous step's kernel (the session's fix replaces that source), so there the previous kernel and its
-feedback come before the best's; elsewhere the best comes first. Imports no `datasets`: the validator runs it.
+feedback come before the best's; elsewhere the best comes first. Times print as the reports print them
+(`feedback.ms_text`: 0.19960 ms, not 0.1996). Imports no `datasets`: the validator runs it.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from generator.sim.feedback import ms_text
 
 HISTORY = "Steps so far:"
 ORDER = ("best", "best_report", "previous", "previous_feedback")    # the parts' order in the prompt's text
@@ -37,15 +40,15 @@ def parts(row: dict, i: int, best: dict | None) -> list[Part]:
     """The parts of step index `i`'s state (`best`: `bests(row)[i]`), most important first."""
     msgs, trace = row["messages"], row["trace"]
     if best is None:
-        text = f"No kernel has passed yet; the baseline is {row['baseline_ms']} ms."
+        text = f"No kernel has passed yet; the baseline is {ms_text(row['baseline_ms'])} ms."
         out = [Part("best", text, text)]
     else:
         b, n = best["step"] - 1, best["step"]
         out = [Part("best_report", f"Report of the best kernel (step {n}):\n{msgs[3 + 2 * b]['content']}",
                     _omitted(f"the report of the best kernel (step {n})")),
-               Part("best", f"Current best kernel (step {n}, {label(best)}, {best['time_ms']} ms):\n"
+               Part("best", f"Current best kernel (step {n}, {label(best)}, {ms_text(best['time_ms'])} ms):\n"
                             f"{msgs[2 + 2 * b]['content']}",
-                    _omitted(f"the current best kernel (step {n}, {label(best)}, {best['time_ms']} ms)"))]
+                    _omitted(f"the current best kernel (step {n}, {label(best)}, {ms_text(best['time_ms'])} ms)"))]
     previous = trace[i - 1] if i else None
     if previous is not None and previous is not best:
         n = previous["step"]
@@ -63,8 +66,8 @@ def history_text(lines: list[str], omitted: int) -> str:
 
 
 def summary(step: dict) -> str:
-    """One history line for an earlier step."""
-    result = f"ok {step['time_ms']} ms" if step["status"] == "ok" else step["status"]
+    """One history line for an earlier step (its time as the step's report printed it)."""
+    result = f"ok {ms_text(step['time_ms'])} ms" if step["status"] == "ok" else step["status"]
     return f"{step['step']}. {step['kind']} {label(step)}: {result}"
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from generator.kernels import style as styling, templating
+from generator.kernels import style as styling, templating, unused_helpers
 from generator.kernels.style import Style
 from generator.kernels.templating import TEMPLATE_ROOT, TemplateError
 from generator.catalog.hardware import GPUS
@@ -116,9 +116,10 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
             raise TemplateError(f"{main.where('OP_SNIPPET')}: {{{{OP_SNIPPET}}}} used but neither "
                                 f"ops/{task.op}{templating.EXTENSIONS[lang][1]} nor ops/_default exists")
         templating.check_tuned_lines(snippet, names)
-    snippet_template = snippet and templating.load(snippet)
+    texts, (main, *rest) = _unit(lang, main_path, snippet)
+    snippet_template = rest[0] if rest else None
     if style is not None:
-        main, snippet_template = _styled(main, snippet_template, lang, values, style)
+        main, snippet_template = _styled(texts, main, snippet_template, lang, values, style)
     if snippet_template is not None:
         values["OP_SNIPPET"] = snippet_template.bind(values, slots).rstrip_newlines()
     bound = main.bind(values, slots)
@@ -126,17 +127,31 @@ def _bound(task, variant, root: Path, style: Style | None = None) -> tuple[templ
     return bound, param_slots, f"{task.op}_{variant.tag}{_SUFFIX[lang]}", arch
 
 
-def _styled(main, snippet, lang: str, values: dict, style: Style):
-    """The main template and op snippet restyled, their renameable names left as slots that `values` now binds
-    (`values`' prelude and signature restyled too, in place). The op's signature names, its kernel and launcher
-    names are the task's interface: the style never renames them."""
+@lru_cache(maxsize=None)
+def _unit(lang: str, main_path: Path,
+          snippet_path: Path | None) -> tuple[tuple[str, ...], tuple[templating.Template, ...]]:
+    """The template texts of one translation unit (the variant's template, then its op snippet if any) as renders
+    use them, CUDA's without the helpers nothing in the unit names (`unused_helpers`), and their parses (whose
+    placeholder lines stay the files', for errors)."""
+    paths = (main_path,) if snippet_path is None else (main_path, snippet_path)
+    texts = tuple(templating.text_of(path) for path in paths)
+    if lang == "cuda":
+        texts = unused_helpers.pruned(texts)
+    return texts, tuple(templating.Template(path, templating.parse(text, path).pieces, templating.load(path).lines_of)
+                        for path, text in zip(paths, texts))
+
+
+def _styled(texts: tuple[str, ...], main, snippet, lang: str, values: dict, style: Style):
+    """The main template and op snippet (`texts`, their parses `main` and `snippet`) restyled, their renameable
+    names left as slots that `values` now binds (`values`' prelude and signature restyled too, in place). The op's
+    signature names, its kernel and launcher names are the task's interface: the style never renames them."""
     protected = frozenset(templating.IDENTIFIER.findall(values["SIGNATURE"])) | {values["KERNEL_NAME"], values["OP"]}
     if lang == "cuda":
         values["PRELUDE"] = styling.prelude_text(values["PRELUDE"], style)
         if not style.restrict:
             values["SIGNATURE"] = values["SIGNATURE"].replace(" __restrict__", "")
     parts = (main,) if snippet is None else (main, snippet)
-    laid_out, names = styling.styled_parts(tuple(templating.text_of(t.path) for t in parts), lang, protected, style)
+    laid_out, names = styling.styled_parts(texts, lang, protected, style)
     values.update(names)    # lower-case names as slots beside the upper-case placeholders: bound with them
     styled = [templating.parse_split(split, t.path) for split, t in zip(laid_out, parts)]
     return styled[0], (styled[1] if snippet is not None else None)

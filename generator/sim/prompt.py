@@ -7,6 +7,7 @@ from generator.catalog import perf
 from generator.catalog.hardware import FEATURES, GPUS, tc_peak_tflops
 from generator.catalog.ops import OPS
 from generator.sim import correctness
+from generator.sim.feedback import ms_text
 
 REPLY = "Reply with the full kernel source only."   # kernelinfer's reply instruction, after the task
 
@@ -54,7 +55,8 @@ def task_statement(task, fields: dict) -> str:
         f"Signature:\n{fields['signature']}\n\n"
         f"GPU: {_gpu_limits(task, gpu, OPS[task.op])}\n"
         f"Compile target: {gpu.arch}.\n\n"
-        f"Baseline (naive kernel): {fields['baseline_ms']} ms. Roofline lower bound: {fields['roofline_ms']} ms.\n"
+        f"Baseline (naive kernel): {ms_text(fields['baseline_ms'])} ms. "
+        f"Roofline lower bound: {ms_text(fields['roofline_ms'])} ms.\n"
         f"Correctness: {correctness.tolerance_text(task)}\n"
         f"Timing: median of 100 timed runs after 10 warm-up runs, measured with CUDA events, L2 flushed "
         f"between runs; speedup is baseline time / your time."

@@ -1,6 +1,8 @@
 """Fault injection: real edits found by pattern, and predictions that real nvcc/Triton confirm."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 from pathlib import Path
 
@@ -239,15 +241,20 @@ def test_a_wrong_stride_reports_the_product_it_edits(impl, tag):
 
 
 def test_a_wrong_stride_is_made_only_in_code_that_runs():
-    """The op header's load_a / load_b accessors are compiled into every GEMM variant, but the tensor-core
-    variants load their tiles otherwise and never call them: a stride edited there changes nothing the kernel
-    computes, so it is no wrong result (0.6.3 made it one). The naive variant calls both."""
+    """A stride edited in a function nothing calls changes nothing the kernel computes, so it is no wrong result
+    (0.6.3 made one in the GEMM op header's load_a / load_b accessors, which the tensor-core variants never call;
+    renders now leave such helpers out, kernels/unused_helpers.py). The naive variant calls both; an accessor
+    nobody calls, appended to its render, gets no site."""
     from generator.kernels.faults import _stride_sites
+    spare = ("__device__ __forceinline__ float load_spare(const Operands& op, const Group& g, int m, int k, int lda) {\n"
+             "  return static_cast<float>(g.a[(int64_t)m * lda + k]);\n}\n")
     for tag, called in (("mma_sync", False), ("naive", True)):
         variant = next(v for v in variants_for("gemm_fp16", "cuda") if v.tag == tag)
         src = render(_task("gemm_fp16", "cuda", "h100"), variant, {})
-        assert ("load_a(" in code_view(src.text, "cuda").split("load_a(", 1)[1]) == called
+        assert ("load_a(" in code_view(src.text, "cuda")) == called
+        src = replace(src, text=src.text + spare)
         lines = {src.text[src.text.rfind("\n", 0, m.start()) + 1:src.text.find("\n", m.end())].strip()
                  for m, _others, _index in _stride_sites(src)}
         assert any("g.a[(int64_t)m * K + k]" in line for line in lines) == called, (tag, lines)
+        assert not any("m * lda" in line for line in lines), (tag, lines)
         assert any("g.c[(int64_t)m * N + n]" in line for line in lines)

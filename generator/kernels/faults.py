@@ -962,17 +962,19 @@ def _called(code: str, head: str) -> bool:
     if "__global__" in head:
         return True
     name = re.search(r"(\w+)\s*\(", head)
-    return name is None or len(re.findall(rf"\b{name[1]}\b", code)) > 1
+    return name is None or len(list(scanner.whole_word(code, name[1], 0, len(code)))) > 1   # (`\bNAME\b`)
 
 
 def _multiplied(code: str, star: int) -> str:
     """The name the `*` at `star` multiplies (`m` of `(int64_t)m * K`, `offs_m` of `offs_m[:, None] * stride_cm`), ""
     where it multiplies an expression (`(p - l + t) * CHANNELS`, `page.to(tl.int64) * stride_kb`)."""
-    left = code[:star].rstrip()
-    if left.endswith("]"):                  # a Triton broadcast of an index vector
-        left = left[:left.rfind("[")].rstrip()
-    name = re.search(r"\w+$", left)
-    return name[0] if name and not name[0][0].isdigit() else ""
+    end = star
+    last = scanner.skip_space_back(code, star - 1)
+    if last >= 0 and code[last] == "]":     # a Triton broadcast of an index vector
+        bracket = code.rfind("[", 0, last)
+        end = bracket if bracket >= 0 else last
+    name, _char = _word_before(code, end)   # what `\w+$` finds in code[:end].rstrip(), read back from its end
+    return name if name and not name[0].isdigit() else ""
 
 
 def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:

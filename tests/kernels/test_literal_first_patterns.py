@@ -98,3 +98,37 @@ def test_declarations_skip_the_typedef_statements_a_per_statement_reading_skips(
                                                                      m.start())) for m in faults.DECL.finditer(code))
     assert skipped > 20
 
+
+
+def _triton_codes() -> list[str]:
+    rand, rng = random.Random(17), np.random.default_rng(17)
+    tasks = [t for t in all_tasks() if t.impl == "triton"]
+    codes = []
+    for task in rand.sample(tasks, 30):
+        variant = rand.choice(variants_for(task.op, task.impl, task.dtype))
+        style = draw_style(rng, "triton") if rand.random() < 0.7 else None
+        codes.append(scanner.code_view(render(task, variant, variant.default_params(), style=style).text, "triton"))
+    return codes
+
+
+def test_multiplied_and_called_read_what_their_regex_forms_read():
+    """_multiplied (read back from the `*`) names what `\\w+$` finds in the stripped text before it, and _called
+    (whole words from str.find) counts what `\\bNAME\\b` finds, at every `*` and function head of styled renders."""
+    def multiplied(code, star):
+        left = code[:star].rstrip()
+        if left.endswith("]"):
+            left = left[:left.rfind("[")].rstrip()
+        name = re.search(r"\w+$", left)
+        return name[0] if name and not name[0][0].isdigit() else ""
+
+    codes = _texts()[len(_EDGES) + 1::2] + _triton_codes() + ["a]* b", "x [i] * y", "3 * k", "* z", "f(q)  *  r"]
+    names = heads = 0
+    for code in codes:
+        for star in (i for i, ch in enumerate(code) if ch == "*"):
+            assert faults._multiplied(code, star) == multiplied(code, star), code[max(0, star - 60):star + 1]
+            names += faults._multiplied(code, star) != ""
+        for head in re.findall(r"(?:__global__|__device__|\ndef)[^{:;]*\(", code):
+            name = re.search(r"(\w+)\s*\(", head)[1]
+            assert faults._called(code, head) == ("__global__" in head or len(re.findall(rf"\b{name}\b", code)) > 1)
+            heads += 1
+    assert names > 500 and heads > 100

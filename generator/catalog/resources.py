@@ -55,16 +55,16 @@ def _recorded() -> dict[tuple[str, ...], Usage]:
     return read_table()[1]
 
 
-def register_refusal(task, variant, params: dict, gpu) -> str | None:
-    """The launch error for a register suspect, quoting ptxas's recorded figures; None when the record says it
-    fits or there is no record (a `__launch_bounds__` kernel, which ptxas always fits)."""
+def register_refusal(task, variant, params: dict, gpu) -> tuple[int, str] | None:
+    """(registers x threads, the launch error quoting ptxas's recorded figures) for a register suspect; None when
+    the record says it fits or there is no record (a `__launch_bounds__` kernel, which ptxas always fits)."""
     if task is None:
         return None
     use = _recorded().get(key(task.op, variant.tag, task.dtype, gpu.arch, dict(task.shape), params))
     if use is None or use.registers * use.threads <= gpu.regs_per_sm:
         return None
-    return (f"too many resources requested for launch: {use.registers} registers x {use.threads} threads "
-            f"> {gpu.regs_per_sm} per block")
+    return use.registers * use.threads, (f"too many resources requested for launch: {use.registers} registers x "
+                                         f"{use.threads} threads > {gpu.regs_per_sm} per block")
 
 
 # ---- static shared memory beside dynamic ------------------------------------------------------------------
@@ -117,17 +117,18 @@ def static_smem(task, variant, params: dict, gpu) -> int | None:
     return _static_recorded().get(static_key(task, variant, params, gpu.arch))
 
 
-def static_refusal(task, variant, params: dict, gpu, dynamic: int) -> str | None:
-    """The launch error when the recorded static arrays plus `dynamic` bytes exceed the opt-in cap:
-    cudaFuncSetAttribute then returns cudaErrorInvalidValue, and the launch asking for more than the default
-    48 KB fails with the same "invalid argument". None when it fits, or without a task (no shape to look up)."""
+def static_refusal(task, variant, params: dict, gpu, dynamic: int) -> tuple[int, str] | None:
+    """(dynamic + static bytes, the launch error) when the recorded static arrays plus `dynamic` bytes exceed the
+    opt-in cap: cudaFuncSetAttribute then returns cudaErrorInvalidValue, and the launch asking for more than the
+    default 48 KB fails with the same "invalid argument". None when it fits, or without a task (no shape to look
+    up)."""
     if task is None or not static_suspect(dynamic, gpu):
         return None
     static = static_smem(task, variant, params, gpu)
     if static is None or dynamic + static <= gpu.smem_dyn_max:
         return None
-    return (f"invalid argument: {dynamic} bytes of dynamic + {static} bytes of static shared memory > "
-            f"{gpu.smem_dyn_max} (cudaFuncAttributeMaxDynamicSharedMemorySize)")
+    return dynamic + static, (f"invalid argument: {dynamic} bytes of dynamic + {static} bytes of static shared "
+                              f"memory > {gpu.smem_dyn_max} (cudaFuncAttributeMaxDynamicSharedMemorySize)")
 
 
 # ---- Triton shared memory ---------------------------------------------------------------------------------
@@ -190,16 +191,16 @@ def triton_shared(task, variant, params: dict) -> int | None:
     return rows.get(triton_key(task, variant, params, constants))
 
 
-def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> str | None:
-    """Triton's OutOfResources text when the recorded figure exceeds the GPU's limit, quoting both as Triton
-    prints them. Without a task (no shape: a what-if question), or for a kernel class the table does not cover
-    yet (its header's `# classes:`), the estimate answers, worded the same way."""
+def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> tuple[int, str] | None:
+    """(the bytes required, Triton's OutOfResources text) when the recorded figure exceeds the GPU's limit, quoting
+    both as Triton prints them. Without a task (no shape: a what-if question), or for a kernel class the table does
+    not cover yet (its header's `# classes:`), the estimate answers, worded the same way."""
     limit = TRITON_LIMIT[gpu.cc]
     covered = task is not None and variant.kernel_class in _triton_recorded()[2]
     need = triton_shared(task, variant, params) if covered else estimate
     if need is None or need <= limit:
         return None
-    return out_of_resources(need, limit)
+    return need, out_of_resources(need, limit)
 
 
 def out_of_resources(required: int, limit: int) -> str:

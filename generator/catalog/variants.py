@@ -107,7 +107,7 @@ import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 from generator.catalog.calibration import REG_TILED_FRAC, SMEM_TILED_FRAC
 from generator.catalog.hardware import GPU, GPUS, has
@@ -589,8 +589,23 @@ def register_suspect(variant: Variant, params: Params, gpu: GPU, dtype: str, tas
     return regs * variant.threads(params) > gpu.regs_per_sm
 
 
+class Refusal(NamedTuple):
+    """A launch limit a configuration hits: the cap (one name per limit the tools check; dynamic shared memory alone
+    and beside the static arrays share the opt-in cap), the figure over it, and the tool's text. What an engineer
+    who read the text must lower is the figure (Workbench.shrunk)."""
+    cap: str
+    figure: int
+    text: str
+
+
 def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, task=None) -> str | None:
-    """None when the kernel can launch on `gpu`, else the reason, worded as the failing tool reports it.
+    """None when the kernel can launch on `gpu`, else the reason, worded as the failing tool reports it."""
+    refused = launch_refusal(variant, params, gpu, dtype, task)
+    return None if refused is None else refused.text
+
+
+def launch_refusal(variant: Variant, params: Params, gpu: GPU | str, dtype: str, task=None) -> Refusal | None:
+    """None when the kernel can launch on `gpu`, else the limit it hits.
 
     Checked in the order the toolchain hits them: static shared memory (ptxas), then threads, registers and
     dynamic shared memory, alone and then with the static arrays beside it, at launch (CUDA runtime) or Triton's
@@ -602,22 +617,24 @@ def launch_limits(variant: Variant, params: Params, gpu: GPU | str, dtype: str, 
     threads = int(variant._threads(params))
     triton = "triton" in variant.impls
     if variant.static_smem and smem > g.smem_static_max:
-        return (f"ptxas error   : Entry function uses too much shared data "
-                f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
+        return Refusal("static_smem", smem, f"ptxas error   : Entry function uses too much shared data "
+                                            f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
     if threads > 1024:
-        return f"invalid configuration argument: {threads} threads per block > 1024"
+        return Refusal("threads", threads, f"invalid configuration argument: {threads} threads per block > 1024")
     if not triton and register_suspect(variant, params, g, dtype, task):
         # the estimate only nominates: the claim needs ptxas's recorded figures (catalog/resources.py)
         refused = register_refusal(task, variant, params, g)
         if refused:
-            return refused
+            return Refusal("registers", *refused)
     if triton:   # Triton's recorded allocation, not the estimate (catalog/resources.py)
-        return triton_refusal(task, variant, params, g, smem)
+        refused = triton_refusal(task, variant, params, g, smem)
+        return None if refused is None else Refusal("triton_smem", *refused)
     if not variant.static_smem and smem > g.smem_dyn_max:
-        return (f"invalid argument: {smem} bytes of dynamic shared memory > {g.smem_dyn_max} "
-                f"(cudaFuncAttributeMaxDynamicSharedMemorySize)")
+        return Refusal("optin_smem", smem, f"invalid argument: {smem} bytes of dynamic shared memory > "
+                                           f"{g.smem_dyn_max} (cudaFuncAttributeMaxDynamicSharedMemorySize)")
     if not variant.static_smem:   # the template's static arrays count against the same cap (ptxas's figure)
-        return static_refusal(task, variant, params, g, smem)
+        refused = static_refusal(task, variant, params, g, smem)
+        return None if refused is None else Refusal("optin_smem", *refused)
     return None
 
 

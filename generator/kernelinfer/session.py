@@ -151,7 +151,8 @@ class _Engineer:
         self.banned.update(v.tag for v in self.wb.variants if v.requires_for(self.dtype) & missing)
 
     def _back_off(self, tag: str, params: dict) -> None:
-        """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once."""
+        """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once, one that
+        lowers the figure the refusal named (wb.shrunk); none left untried: the engineer moves on."""
         for smaller in self.wb.shrunk(tag, params):
             if (tag, tuple(smaller.items())) not in self.tried and not self.full:
                 self._step(tag, "tune", smaller)

@@ -39,6 +39,7 @@ _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline
 _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
+_LADDER = re.compile(r"propose variants in order: (.+)$")   # a pipeline's dispatch to its proposer
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
@@ -340,6 +341,31 @@ def _tuner_problem(m: dict, handed: dict[str, str]) -> str | None:
     return None
 
 
+@CHECKS.check("worker_assignments", "a worker's candidate is of the variant its latest dispatch, redirect or handoff "
+              "gave it (or of the ladder a pipeline's proposer was told to propose): no worker takes up a variant "
+              "nobody assigned it")
+def _worker_assignments(row):
+    assigned: dict[str, frozenset] = {}
+    for i, m in enumerate(row["messages"]):
+        problem = _worker_problem(m, assigned)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _worker_problem(m: dict, assigned: dict[str, frozenset]) -> str | None:
+    """What is wrong with message `m` if it is a worker's candidate, given `assigned` (agent id -> the variants its
+    latest assignment so far gave it, which `m` updates if it assigns one)."""
+    kind = m["kind"]
+    if kind in ("dispatch", "redirect", "handoff"):
+        ladder = _LADDER.search(m.get("subtask", ""))
+        assigned[m["to"]] = frozenset(ladder[1].split(", ")) if ladder else frozenset([m.get("variant")])
+    elif kind == "candidate" and m["role"] == "worker" and m["variant"] not in assigned.get(m["agent"], _NONE):
+        given = ", ".join(sorted(assigned[m["agent"]])) if m["agent"] in assigned else "nothing"
+        return f"worker {m['agent']}'s candidate is {m['variant']}, but it was assigned {given}"
+    return None
+
+
 @CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "
               "output (a failed review sends the candidate back unbuilt)")
 def _review_quotes(row):
@@ -439,8 +465,8 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
-              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _review_quotes, _fix_resends,
-              _build_time, _rebench_noise, _report_numbers, _lead_sees)
+              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments, _review_quotes,
+              _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -472,6 +498,7 @@ def row_checks_pass(row) -> bool:
     cleared: dict[int, float] = {}
     code: dict[str, str] = {}       # each agent's latest candidate
     handed: dict[str, str] = {}     # each tuner's latest handed variant
+    assigned: dict[str, frozenset] = {}     # each agent's latest assigned variants
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
@@ -510,7 +537,7 @@ def row_checks_pass(row) -> bool:
                 if times != sorted(times) or {a for a, _x in entries} != best.keys():
                     return False
                 unseen = False
-        elif roles.get(m["agent"]) != role or _tuner_problem(m, handed):
+        elif roles.get(m["agent"]) != role or _tuner_problem(m, handed) or _worker_problem(m, assigned):
             return False
         else:
             kind = m["kind"]

@@ -62,13 +62,19 @@ class Agent:
     results: int = 0                 # env results of its candidates: what its status counts, as the verdict does
     kept: int = 0
     best: Outcome | None = None
-    assignment: tuple[str, list[dict]] | None = None   # (variant tag, configurations to work through)
+    # (variant tag, configurations to work through) of the latest dispatch, redirect or handoff to it: the only
+    # variant it writes, besides a pipeline proposer's `ladder`
+    assignment: tuple[str, list[dict]] | None = None
+    ladder: tuple[str, ...] = ()     # the variants a pipeline's proposer was told to propose, in order
     best_result: dict | None = None  # the env result message of `best`
     last_result: dict | None = None  # the env result message of the agent's latest candidate
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
-    handed: str | None = None        # the variant of the latest handoff to this agent (a tuner tunes only it)
     voice: np.random.Generator | None = None   # its choice of words (`_Episode.word`), spawned on first use
+
+    def assigned(self, tag: str) -> bool:
+        """Whether the lead (or, for a tuner, a handoff) gave this agent variant `tag` to write."""
+        return (self.assignment is not None and self.assignment[0] == tag) or tag in self.ladder
 
     def row(self) -> dict:
         return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
@@ -113,7 +119,7 @@ class _Episode:
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
         self.launch_failed: set[str] = set()  # variants refused at launch or for a dot shape: the team has read
                                               # which limit they hit (wb.over_limit)
-        self.exhausted = False               # every configuration of every legal variant has been sent
+        self.exhausted = False               # no legal variant has a configuration left worth sending
         self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
         self.merged: Outcome | None = None   # the shared best the lead merged last
         self.said: set[str] = set()          # the wordings said so far (`word`)
@@ -278,20 +284,25 @@ class _Episode:
 
     def nearby(self, agent: Agent, tag: str, params: dict) -> tuple[str, dict] | None:
         """The agent's pick of the configurations worth sending nearest (tag, params): its neighbours, else the rest
-        of the variant's space, else another legal variant's (the most advanced first); None, and the search is
-        over, when none is left. A tuner changes only the constants of the variant it was handed: it never takes
-        another variant, and its variant used up leaves the other variants to the rest of the team."""
+        of the variant's space, else another legal variant of its ladder (the most advanced first); None when none
+        is left. Only a pipeline's proposer was given other variants: a worker whose variant is used up waits for
+        the lead to move it (`keep_busy`), a tuner for a handoff; a proposer whose ladder holds every legal variant
+        ends the search."""
         options = [p for p in self.wb.neighbours(tag, params) if self.worth_sending(tag, p)]
         if options:
             return tag, self.pick(agent, tag, options)
-        keeps_variant = agent.role == "tuner"
-        for other in [tag] + ([] if keeps_variant else [t for t in reversed(self.legal_tags()) if t != tag]):
+        legal = self.legal_tags()
+        for other in [tag] + [t for t in reversed(legal) if t != tag and t in agent.ladder]:
             options = [p for p in self.wb.grid(other) if self.worth_sending(other, p)]
             if options:
                 return other, self.pick(agent, other, options)
-        if not keeps_variant:
+        if set(legal) <= set(agent.ladder):
             self.exhausted = True
         return None
+
+    def untried(self, tag: str) -> bool:
+        """Whether variant `tag` has a configuration left worth sending."""
+        return any(self.worth_sending(tag, p) for p in self.wb.grid(tag))
 
     def worth_sending(self, tag: str, params: dict) -> bool:
         """Not sent yet, and not over the launch limit this variant was already refused for."""
@@ -325,6 +336,33 @@ class _Episode:
     def tune_around(self, agent: Agent, tag: str, params: dict) -> Outcome | None:
         fresh = self.nearby(agent, tag, params)
         return None if fresh is None else self.work(agent, *fresh, "tune")
+
+    def tune_assigned(self, agent: Agent) -> Outcome | None:
+        """The agent tunes the variant it was assigned: around its own best of it, else the configuration it was
+        given."""
+        tag, configs = agent.assignment
+        mine = agent.best is not None and agent.best.tag == tag
+        return self.tune_around(agent, tag, agent.best.params if mine else configs[0])
+
+    def keep_busy(self, agents: list[Agent]) -> None:
+        """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending to the
+        shared best's variant, else the most advanced legal one, that has (a redirect saying so); where no legal
+        variant has anything left, the search is over."""
+        for agent in agents:
+            done = agent.assignment[0]
+            if self.untried(done):
+                continue
+            lead_to = ([self.best.tag] if self.best is not None else []) + list(reversed(self.legal_tags()))
+            tag = next((t for t in lead_to if t != done and self.untried(t)), None)
+            if tag is None:
+                self.exhausted = True
+                return
+            if not self.room(3):
+                return
+            params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
+            agent.assignment = (tag, [params])
+            text = self.word(self.lead, wording.move_on(done, tag, _params_text(params)))
+            self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def statuses(self, agents: list[Agent]) -> None:
         """Each agent's report to the lead: its env results (as the verdict counts them: a candidate a reviewer
@@ -376,7 +414,7 @@ class _Episode:
 
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
-        tuner.handed = kernel.tag
+        tuner.assignment = (kernel.tag, [kernel.params])
         text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, _params_text(kernel.params),
                                                 f"{kernel.time_ms:.5g}"))
         self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)
@@ -385,7 +423,8 @@ class _Episode:
         """A team that found nothing faster than the baseline gives its strongest builder a last push of at most
         LAST_PUSH candidates, each one worth sending (`worth_sending`): a refused configuration shrunk (fewer
         stages, a smaller tile), else the variant it guesses fastest among those not tried yet, else a neighbour of
-        the fastest passing one. It may still end without an improvement."""
+        the fastest passing one; the lead first assigns it a variant it was not given (a dispatch). It may still end
+        without an improvement."""
         agent = max(self.builders() or self.specialists, key=lambda a: a.skill)
         for _ in range(LAST_PUSH):
             if self.best is not None:
@@ -393,6 +432,9 @@ class _Episode:
             idea = self.last_idea(agent)
             if idea is None:
                 return
+            if not agent.assigned(idea[0]):
+                text = self.word(self.lead, wording.last_push(idea[0]))
+                self.dispatch(agent, idea[0], [idea[1]], text)
             self.work(agent, *idea)
             self.close_round()
 
@@ -503,9 +545,9 @@ def _dispatch(ep: _Episode) -> None:
         for w in workers:
             if w is not ep.best_owner and ep.room(3):
                 ep.redirect(w)
+        ep.keep_busy(workers)
         for w in workers:
-            base = w.best if w.best is not None and w.best.tag == ep.best.tag else ep.best
-            ep.tune_around(w, base.tag, base.params)
+            ep.tune_assigned(w)
         ep.close_round()
         ep.statuses(workers)
     ep.merge()
@@ -516,17 +558,21 @@ def _parallel_sweep(ep: _Episode) -> None:
     workers = ep.builders()
     tags = ep.legal_tags()
     guesses = ep.guesses(ep.lead, [(t, ep.wb.defaults(t)) for t in tags])
-    tag = tags[guesses.index(min(guesses))]
-    ep.announce_plan(f"{len(workers)}-agent parallel cfg sweep on strongest variant, leaderboard merge, top-2 refine")
-    grid = ep.configs(tag)
-    slices = [grid[i::len(workers)] for i in range(len(workers))]
-    for w, part in zip(workers, slices):
-        ep.dispatch(w, tag, part, f"sweep {tag}: {len(part)} of {len(grid)} configs (slice {w.id})")
+    strongest_first = [t for _, _, t in sorted(zip(guesses, range(len(tags)), tags))]
+    crews = _sweep_crews([(t, len(ep.wb.grid(t))) for t in strongest_first], len(workers))
+    ep.announce_plan(_sweep_plan(len(workers), [(size, len(ep.wb.grid(tag))) for tag, size in crews]))
+    crew_members = iter(workers)
+    for tag, size in crews:
+        grid = ep.configs(tag)
+        for i in range(size):
+            w, part = next(crew_members), grid[i::size]
+            ep.dispatch(w, tag, part, f"sweep {tag}: {len(part)} of {len(grid)} configs (slice {w.id})")
     per_worker = max(1, min(3, (ep.budget - 3 * len(workers) - 12) // (2 * len(workers))))
     for w in workers:
-        part = w.assignment[1]
-        for cfg in part[:per_worker] or [ep.wb.defaults(tag)]:
-            ep.work(w, tag, cfg, "tune")
+        if w.assignment is not None:
+            tag, part = w.assignment
+            for cfg in part[:per_worker]:
+                ep.work(w, tag, cfg, "tune")
     ep.close_round()
     ep.leaderboard()
     ep.merge()
@@ -534,13 +580,46 @@ def _parallel_sweep(ep: _Episode) -> None:
     for w in ranked:
         ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {_params_text(w.best.params)}")
     while ranked and ep.searching(len(ranked) * 3):
+        ep.keep_busy(ranked)
         for w in ranked:
-            ep.tune_around(w, w.best.tag, w.best.params)
+            ep.tune_assigned(w)
         ep.close_round()
         ep.statuses(ranked)
     ep.leaderboard()
     ep.merge()
     ep.verdict()
+
+
+def _sweep_crews(grids: list[tuple[str, int]], agents: int) -> list[tuple[str, int]]:
+    """(variant, agents) of a parallel sweep over `grids` ((variant, configurations), strongest first): the strongest
+    variant's configurations split among the agents, one agent per configuration at most (a lead hands no one an
+    empty slice); agents left over sweep the next strongest the same way, while any variant is left."""
+    crews = []
+    for tag, size in grids:
+        if agents == 0:
+            break
+        crews.append((tag, min(agents, size)))
+        agents -= crews[-1][1]
+    return crews
+
+
+def _sweep_plan(agents: int, crews: list[tuple[int, int]]) -> str:
+    """The plan of a parallel sweep of `agents` agents in `crews` ((agents, the variant's configurations), strongest
+    variant first): it names every variant swept, and the agents left without a configuration."""
+    if len(crews) == 1 and crews[0][0] == agents:
+        return f"{agents}-agent parallel cfg sweep on strongest variant, leaderboard merge, top-2 refine"
+    ranks = ["the strongest variant"] + ["the next strongest"] * (len(crews) - 1)
+    split = ", ".join(f"{_counted(size, 'agent')} on {rank} ({_counted(configs, 'config')})"
+                      for rank, (size, configs) in zip(ranks, crews))
+    idle = agents - sum(size for size, _ in crews)
+    rest = f", {_counted(idle, 'agent')} left without a config" if idle else ""
+    return f"{agents}-agent parallel cfg sweep, one agent per config at most: {split}{rest}; leaderboard merge, " \
+           f"top-2 refine"
+
+
+def _counted(n: int, noun: str) -> str:
+    """`n noun`, the noun plural unless n is 1."""
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def _pipeline(ep: _Episode) -> None:
@@ -552,6 +631,7 @@ def _pipeline(ep: _Episode) -> None:
     if gated and ep.rng.random() < 0.35:
         ladder.insert(int(ep.rng.integers(len(ladder) + 1)), gated[int(ep.rng.integers(len(gated)))])
     ep.dispatch(proposer, ladder[0], [], f"propose variants in order: {', '.join(ladder)}")
+    proposer.ladder = tuple(ladder)
     for tag in ladder:
         if not ep.searching(10):
             break
@@ -617,22 +697,22 @@ def _holders(ep: _Episode, tuners: list[Agent]) -> list[Agent]:
     (while the budget has room for the handoff and a turn); one still on another variant sits the round out."""
     best, owner = ep.best, ep.best_owner
     for tuner in tuners:
-        if tuner.role == "tuner" and tuner.handed != best.tag and tuner is not owner and ep.room(4):
+        if tuner.role == "tuner" and not tuner.assigned(best.tag) and tuner is not owner and ep.room(4):
             ep.handoff(owner, tuner, best, ep.best_result)
-    return [tuner for tuner in tuners if tuner.role != "tuner" or tuner.handed == best.tag]
+    return [tuner for tuner in tuners if tuner.role != "tuner" or tuner.assigned(best.tag)]
 
 
 def _campaign(ep: _Episode) -> None:
     workers = ep.builders()
     verifier = ep.builders("verifier")[0]
     tags = ep.legal_tags()
-    ep.announce_plan(f"fleet dispatch over {len(tags)} variants x cfg space on {len(workers)} agents, "
-                     f"verifier rebench of winners")
+    ep.announce_plan(f"fleet dispatch over {min(len(tags), len(workers))} variants x cfg space on {len(workers)} "
+                     f"agents, verifier rebench of winners")
     grids = {t: ep.configs(t) for t in tags}
     for i, w in enumerate(workers):
         tag = tags[i % len(tags)]
         share = grids[tag][i // len(tags)::max(1, -(-len(workers) // len(tags)))][:4] or [ep.wb.defaults(tag)]
-        ep.dispatch(w, tag, share, f"{tag}: {len(share)} configs of {len(grids[tag])}")
+        ep.dispatch(w, tag, share, f"{tag}: {_counted(len(share), 'config')} of {len(grids[tag])}")
     for w in workers:
         tag, share = w.assignment
         ep.work(w, tag, share[0], "new_variant")
@@ -645,13 +725,13 @@ def _campaign(ep: _Episode) -> None:
         for w in ranked[len(ranked) // 2:]:
             if ep.room(3):
                 ep.redirect(w)
+        ep.keep_busy(workers)
         for w in workers:
             tag, share = w.assignment
-            if w.assignment[1] and len(share) > rnd and w.best is None:
+            if len(share) > rnd and w.best is None:
                 ep.work(w, tag, share[rnd], "tune")
             else:
-                base = w.best if w.best is not None and w.best.tag == tag else ep.best
-                ep.tune_around(w, base.tag, base.params)
+                ep.tune_assigned(w)
         ep.close_round()
         rnd += 1
     ep.leaderboard()

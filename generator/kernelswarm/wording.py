@@ -69,3 +69,17 @@ def no_improvement(base: str) -> list[str]:
     return [f"verdict: no improvement; keeping the {base} ms baseline.",
             f"no speedup: the naive {base} ms kernel stays.", f"closing without a win; the {base} ms baseline stays.",
             f"nothing beat the {base} ms baseline, so we keep it."]
+
+
+def move_on(done: str, tag: str, cfg: str) -> list[str]:
+    """The lead moves an agent whose variant `done` has no configuration left worth sending to `tag`, to tune around
+    `cfg`."""
+    return [f"{done} has nothing left to try; switch to {tag} and tune around {cfg}",
+            f"we're out of untried {done} configs: switch to {tag}, tune around {cfg}",
+            f"nothing untried left in {done}; move from it to {tag} and tune around {cfg}"]
+
+
+def last_push(tag: str) -> list[str]:
+    """The lead gives the builder of a team that beat nothing yet variant `tag` for a last push."""
+    return [f"last push before we concede: try {tag}", f"one more idea before we settle: {tag}",
+            f"before we close, take a shot at {tag}"]

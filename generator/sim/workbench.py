@@ -20,7 +20,7 @@ from generator.kernels import Source, Style, render, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
 from generator.catalog.ops import OPS
-from generator.catalog.variants import launch_limits, legal_on, variants_for
+from generator.catalog.variants import Refusal, launch_refusal, legal_on, variants_for
 
 # Editing mistakes a candidate can carry (fault kinds a human edit introduces), per language.
 COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mismatch", "wrong_template_arg"),
@@ -96,6 +96,7 @@ class Workbench:
         self._models: dict[tuple, float | None] = {}
         self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
         self._limits: dict[tuple, bool] = {}  # (variant, params items) -> over_limit (asked again and again)
+        self._refusals: dict[tuple, Refusal | None] = {}   # (variant, params items) -> refusal (over_limit, shrunk)
 
     def defaults(self, tag: str) -> dict:
         return self.by_tag[tag].default_params()
@@ -112,15 +113,31 @@ class Workbench:
     def shrunk(self, tag: str, params: dict) -> list[dict]:
         """What an engineer tries after a launch refusal (too much shared memory, too many registers or threads):
         `params` with one resource-hungry parameter one value smaller, pipeline stages first, then tiles, then
-        the rest, most likely to fit first."""
+        the rest, most likely to fit first; only those that launch or lower the figure the refusal named (who read
+        "262144 bytes of dynamic shared memory" does not change only NUM_WARPS: 0.6.4 re-sent such, refused again
+        byte for byte). Empty when `params` launches: a smaller configuration cures no other failure."""
+        refused = self.refusal(tag, tuple(params.items()))
+        if refused is None:
+            return []
         space = self.by_tag[tag].params
         out = []
         for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
             values = space[name]
             i = values.index(params[name])
             if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
-                out.append({**params, name: values[i - 1]})
+                smaller = {**params, name: values[i - 1]}
+                hit = self.refusal(tag, tuple(smaller.items()))
+                if hit is None or hit.cap == refused.cap and hit.figure < refused.figure:
+                    out.append(smaller)
         return out
+
+    def refusal(self, tag: str, items: tuple) -> Refusal | None:
+        """The launch limit the configuration (params as an items tuple) hits on this GPU, None when it launches."""
+        hit = self._refusals.get((tag, items), _UNKNOWN)
+        if hit is _UNKNOWN:
+            hit = self._refusals[tag, items] = launch_refusal(self.by_tag[tag], dict(items), self.gpu,
+                                                              self.task.dtype, self.task)
+        return hit
 
     def over_limit(self, tag: str, items: tuple) -> bool:
         """Whether the configuration (params as an items tuple) hits a launch limit on this GPU, or a dot shape
@@ -128,10 +145,9 @@ class Workbench:
         before sending another configuration of it."""
         hit = self._limits.get((tag, items))
         if hit is None:
-            params = dict(items)
             hit = self._limits[tag, items] = (
-                launch_limits(self.by_tag[tag], params, self.gpu, self.task.dtype, self.task) is not None
-                or self.task.impl == "triton" and triton_dot.refuses(self.task.dtype, params))
+                self.refusal(tag, items) is not None
+                or self.task.impl == "triton" and triton_dot.refuses(self.task.dtype, dict(items)))
         return hit
 
     def model_ms(self, tag: str, params: dict) -> float | None:

@@ -112,7 +112,7 @@ class Workbench:
 
     def shrunk(self, tag: str, params: dict) -> list[dict]:
         """What an engineer tries after a launch refusal (too much shared memory, too many registers or threads):
-        `params` with one resource-hungry parameter one value smaller, pipeline stages first, then tiles, then
+        `params` with one resource-hungry parameter at its next smaller value, pipeline stages first, then tiles, then
         the rest, most likely to fit first; only those that launch or lower the figure the refusal named (who read
         "262144 bytes of dynamic shared memory" does not change only NUM_WARPS: 0.6.4 re-sent such, refused again
         byte for byte). Empty when `params` launches: a smaller configuration cures no other failure."""
@@ -122,10 +122,10 @@ class Workbench:
         space = self.by_tag[tag].params
         out = []
         for name in sorted(space, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n)):
-            values = space[name]
-            i = values.index(params[name])
-            if i > 0 and isinstance(params[name], int) and values[i - 1] < params[name]:
-                smaller = {**params, name: values[i - 1]}
+            value = params[name]
+            below = [v for v in space[name] if isinstance(value, int) and v < value]
+            if below:       # the next smaller value (a space lists its default first: (64, 128, 32))
+                smaller = {**params, name: max(below)}
                 hit = self.refusal(tag, tuple(smaller.items()))
                 if hit is None or hit.cap == refused.cap and hit.figure < refused.figure:
                     out.append(smaller)

@@ -37,8 +37,9 @@ def test_every_back_off_launches_or_lowers_the_refused_figure():
         order = sorted(params, key=lambda n: ("STAGES" not in n, "BLOCK" not in n, n))
         last = -1
         for smaller in wb.shrunk(tag, params):
-            (name,) = _changed(params, smaller)         # one parameter, one value smaller, stages first
-            assert smaller[name] < params[name] and order.index(name) > last
+            (name,) = _changed(params, smaller)         # one parameter, at its next smaller value, stages first
+            below = [v for v in wb.by_tag[tag].params[name] if v < params[name]]
+            assert below and smaller[name] == max(below) and order.index(name) > last
             last = order.index(name)
             hit = wb.refusal(tag, tuple(smaller.items()))
             assert hit is None or (hit.cap == refused.cap and hit.figure < refused.figure

@@ -562,16 +562,16 @@ def _parallel_sweep(ep: _Episode) -> None:
     crews = _sweep_crews([(t, len(ep.wb.grid(t))) for t in strongest_first], len(workers))
     ep.announce_plan(_sweep_plan(len(workers), [(size, len(ep.wb.grid(tag))) for tag, size in crews]))
     crew_members = iter(workers)
+    per_worker = max(1, min(3, (ep.budget - 3 * len(workers) - 12) // (2 * len(workers))))
     for tag, size in crews:
         grid = ep.configs(tag)
-        for i in range(size):
-            w, part = next(crew_members), grid[i::size]
+        for i in range(size):       # the slice's first configurations, as many as the round has room for
+            w, part = next(crew_members), grid[i::size][:per_worker]
             ep.dispatch(w, tag, part, f"sweep {tag}: {len(part)} of {len(grid)} configs (slice {w.id})")
-    per_worker = max(1, min(3, (ep.budget - 3 * len(workers) - 12) // (2 * len(workers))))
     for w in workers:
         if w.assignment is not None:
             tag, part = w.assignment
-            for cfg in part[:per_worker]:
+            for cfg in part:
                 ep.work(w, tag, cfg, "tune")
     ep.close_round()
     ep.leaderboard()

@@ -137,6 +137,20 @@ def _failed(task, body: str) -> str | None:
         return _tolerance_named(task, atol, rtol)
     if err <= atol + rtol * err / rel:
         return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
+    if correctness.is_attention(task):
+        return _softmax_scale(body, err)
+    return None
+
+
+def _softmax_scale(body: str, err: float) -> str | None:
+    """An attention report of a missing scale: its output is still a weighted average of the values, so it states
+    no out / ref ratio and an error within `correctness.softmax_scale_error`'s bound."""
+    if "out / ref" in body:
+        return "an attention output is a weighted average of its values: it has no constant out / ref to report"
+    if "scale missing" in body and err > correctness.LARGEST_NORMAL:
+        return (f"max_abs_err {err:g} without the softmax scale: another weighted average of the N(0, 1) values "
+                f"differs from the reference with variance below 1, by at most {correctness.LARGEST_NORMAL:g} over "
+                f"many outputs (correctness.softmax_scale_error)")
     return None
 
 

@@ -65,6 +65,14 @@ FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
 # the output's grid is uniform, one scale apart, so the dequantized error is at most half a scale, amax / 254.
 INT8_QUANT_OPS = frozenset({"kv_int8_quant"})
 INT8_MAX = 127.0
+# Quantized kernels whose every dropped_scale site (faults._scale_sites over their templates) drops an absmax scale
+# applied to the output: the Triton fp8 GEMM's per-tensor a_scale * b_scale, the Triton int8 GEMM's per-token
+# a_scale[m] or per-channel b_scale[n], the Triton int8 GEMV's per-channel scale. Such a scale is amax / qmax (e4m3
+# 448, int8 127) with amax the largest of many N(0, 1) inputs, LARGEST_NORMAL; without it every output of its
+# tensor, row or column is ref / scale, so out / ref is qmax / amax (both operands' for the fp8 GEMM).
+OUTPUT_SCALE_RATIOS = {("fp8_gemm", "triton"): (E4M3_MAX / LARGEST_NORMAL) ** 2,
+                       ("int8_gemm", "triton"): INT8_MAX / LARGEST_NORMAL,
+                       ("int8_gemv", "triton"): INT8_MAX / LARGEST_NORMAL}
 # Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
 # per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain
 # (tiled GEMMs: one accumulator register per output across K), cut into SPLIT_K / SPLITS ranges where it has them.
@@ -309,7 +317,9 @@ def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -
         if is_attention(task):             # every site drops the softmax scale: a bounded error, no ratio
             err, where = softmax_scale_error(u[2]), SOFTMAX_SCALE_MISSING
         else:
-            factor = (0.01 + 0.2 * u[2]) if u[3] < 0.5 else (5 + 95 * u[2])
+            factor = OUTPUT_SCALE_RATIOS.get((task.op, task.impl))
+            if factor is None:
+                factor = (0.01 + 0.2 * u[2]) if u[3] < 0.5 else (5 + 95 * u[2])
             err = magnitude * abs(1 - factor)
             # out / ref is one constant only where the output is linear in one scalar scale: a rotation's or a
             # per-group scale is not, and ids have no ratio; so the ratio of the first mismatch only

@@ -156,3 +156,15 @@ def test_an_attention_scale_report_past_the_values_range_is_named():
     ratio = _swap(text, re.escape(correctness.SOFTMAX_SCALE_MISSING),
                   "out / ref = 95.89 at the first mismatch (a scale missing)")
     assert "no constant out / ref" in reports.problem(task, "wrong_result", ratio, None, 1.0, None)
+
+
+def test_a_drawn_output_scale_ratio_is_named():
+    """A quantized GEMM missing its per-tensor output scale is off by the one ratio the scale implies; 0.6.4 drew
+    out / ref = 0.09 for the fp8 GEMM, whose scales below 1 can only enlarge it."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness
+    task = Task("fp8_gemm", "triton", "h100", "fp8", (("M", 4096), ("N", 4096), ("K", 4096)))
+    text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6)
+    assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+    drawn = _swap(text, r"out / ref = \S+ at", "out / ref = 0.09 at")
+    assert "ref * 1.254e+04" in reports.problem(task, "wrong_result", drawn, None, 1.0, None)

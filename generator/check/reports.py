@@ -30,6 +30,7 @@ _UNCOMPUTED = re.compile(r"not computed: the last (\d+) of (\d+) (\w+)(?: in eac
 # a wrong stride's region (correctness.failed_text): the axis, where it repeats, the edit
 _MOVED = re.compile(r"wrong in all but the first of (\d+) (\w+)(?: in each of (\d+) (\w+))? \((.+?): the same "
                     r"address only at index 0\)")
+_RATIO = re.compile(r"out / ref = (\S+) at the first mismatch")    # a dropped scale's (correctness.failed_text)
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
 _RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
@@ -137,6 +138,25 @@ def _failed(task, body: str) -> str | None:
         return _tolerance_named(task, atol, rtol)
     if err <= atol + rtol * err / rel:
         return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
+    if correctness.is_attention(task):
+        return _softmax_scale(body, err)
+    ratio = correctness.OUTPUT_SCALE_RATIOS.get((task.op, task.impl))
+    said = _RATIO.search(body)
+    if ratio is not None and said is not None and (said[1] != f"{ratio:.4g}" or abs(rel - (ratio - 1)) > 1e-3 * ratio):
+        return (f"out / ref = {said[1]}, max_rel_err {rel:g}: without its output scale every element of {task.op} is "
+                f"ref * {ratio:.4g}, off by {ratio - 1:.4g} times |ref| (correctness.OUTPUT_SCALE_RATIOS)")
+    return None
+
+
+def _softmax_scale(body: str, err: float) -> str | None:
+    """An attention report of a missing scale: its output is still a weighted average of the values, so it states
+    no out / ref ratio and an error within `correctness.softmax_scale_error`'s bound."""
+    if "out / ref" in body:
+        return "an attention output is a weighted average of its values: it has no constant out / ref to report"
+    if "scale missing" in body and err > correctness.LARGEST_NORMAL:
+        return (f"max_abs_err {err:g} without the softmax scale: another weighted average of the N(0, 1) values "
+                f"differs from the reference with variance below 1, by at most {correctness.LARGEST_NORMAL:g} over "
+                f"many outputs (correctness.softmax_scale_error)")
     return None
 
 

@@ -27,6 +27,14 @@ COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mi
                   "triton": ("triton_compilation_error",)}
 WRONG_FAULTS = {"cuda": ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction"),
                 "triton": ("truncated_grid", "wrong_stride", "dropped_scale")}
+# Kernels whose every dropped_scale site multiplies by a scale their templates define as `{ return 1.f; }` (the real
+# per-tensor or per-channel scale is applied through `op.` fields, which no deletion reaches): the fp8 GEMMs'
+# dequantizing path (a_k_scale, b_k_scale: gemm/ops/fp8_gemm.cuh, moe_grouped_gemm.fp8.cuh), the fp16 and int8
+# GEMVs' w_scale (gemv/ops/_default.cuh, int8_gemv.cuh) and the samplers without a temperature (row_scale:
+# sampler/ops/minp_sample.cuh, nucleus_sample.cuh, moe_topk_gating.cuh). Deleting `* scale` there changes nothing.
+UNIT_SCALE_KERNELS = frozenset({("fp8_gemm", "cuda"), ("moe_grouped_gemm", "cuda"), ("gemv_fp16", "cuda"),
+                                ("int8_gemv", "cuda"), ("minp_sample", "cuda"), ("nucleus_sample", "cuda"),
+                                ("moe_topk_gating", "cuda")})
 # A tune edit changes constants only and carries no mistake of its own: what its new values break (a static array
 # past the 48 KB cap, shared memory or registers past a launch limit) is the clean render's outcome (expect_clean).
 EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
@@ -196,7 +204,8 @@ class Workbench:
                       lines: int):
         """A mistake of a random kind that has a site in `source` and changes what the candidate does: a grid
         that rounds down is one only where it leaves a tail uncomputed for this task and `params` (grid_tail), a wrong
-        stride only where it moves a modelled output axis's addresses at this task's shape (stride_shift)."""
+        stride only where it moves a modelled output axis's addresses at this task's shape (stride_shift), a dropped
+        scale only where the scale is not 1 (UNIT_SCALE_KERNELS)."""
         impl = self.task.impl
         kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
@@ -204,6 +213,8 @@ class Workbench:
         # of this dtype
         families = ((self.task.op, impl, tag, lines, style), (self.task.op, impl, tag, self.task.dtype, style))
         for kind in kinds:
+            if kind == "dropped_scale" and (self.task.op, impl) in UNIT_SCALE_KERNELS:
+                continue
             try:
                 edited = inject_like(source, kind, rng, *families)
             except NoFaultSite:

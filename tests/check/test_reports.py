@@ -139,3 +139,32 @@ def test_truncated_grid_lies_are_named():
     assert "elements from index 2048" in reports.problem(task, "wrong_result", shifted, None, 1.0, None)
     rows = _swap(text, r"of 2112 columns in each of 4096 rows", "of 2112 rows")
     assert "has 4096 rows" in reports.problem(task, "wrong_result", rows, None, 1.0, None)
+
+
+def test_an_attention_scale_report_past_the_values_range_is_named():
+    """Without its softmax scale, attention still averages N(0, 1) values: 0.6.4 reported max_abs_err = 13.83 and
+    out / ref = 95.89 for flash_decode (28 of 191 attention reports past what V allows, row audit); both are named."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness
+    task = Task("flash_decode", "triton", "h200", "fp16", (("B", 8), ("H", 32), ("D", 128), ("T", 4096)))
+    text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6)
+    assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+    magnitude = correctness._facts(task)[1]
+    past = _swap(text, r"max_abs_err = \S+ \(atol = (\S+)\), max_rel_err = \S+",
+                 rf"max_abs_err = 13.83 (atol = \1), max_rel_err = {13.83 / magnitude:.4g}")
+    assert "at most 4" in reports.problem(task, "wrong_result", past, None, 1.0, None)
+    ratio = _swap(text, re.escape(correctness.SOFTMAX_SCALE_MISSING),
+                  "out / ref = 95.89 at the first mismatch (a scale missing)")
+    assert "no constant out / ref" in reports.problem(task, "wrong_result", ratio, None, 1.0, None)
+
+
+def test_a_drawn_output_scale_ratio_is_named():
+    """A quantized GEMM missing its per-tensor output scale is off by the one ratio the scale implies; 0.6.4 drew
+    out / ref = 0.09 for the fp8 GEMM, whose scales below 1 can only enlarge it."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness
+    task = Task("fp8_gemm", "triton", "h100", "fp8", (("M", 4096), ("N", 4096), ("K", 4096)))
+    text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6)
+    assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+    drawn = _swap(text, r"out / ref = \S+ at", "out / ref = 0.09 at")
+    assert "ref * 1.254e+04" in reports.problem(task, "wrong_result", drawn, None, 1.0, None)

@@ -60,6 +60,53 @@ def test_wrong_results_show_their_signature():
     assert "ids:" in ids and "out / ref" not in ids
 
 
+def test_a_missing_softmax_scale_keeps_attention_within_its_values():
+    """Attention without its softmax scale is another weighted average of the same N(0, 1) values: over every
+    attention task of the catalog its report's error lies under 4 (`softmax_scale_error`), whatever the key length,
+    and states no out / ref ratio (0.6.4 drew factors up to 100 from the GEMMs' range: max_abs_err 13.83)."""
+    from generator.catalog.tasks import all_tasks
+    attention = [t for t in all_tasks() if correctness.is_attention(t)]
+    assert len({t.op for t in attention}) == 8
+    for t in attention:
+        for c in (0.0, 0.5, 0.999):
+            text = correctness.failed_text(t, "dropped_scale", (0.5, 0.5, c, 0.9, 0.5, 0.5))
+            assert correctness.SOFTMAX_SCALE_MISSING in text and "out / ref" not in text, t
+            assert 2 < float(re.search(r"max_abs_err = (\S+) ", text)[1]) <= correctness.LARGEST_NORMAL, (t, c)
+
+
+def test_a_missing_output_scale_divides_every_output_by_that_scale():
+    """Where every site drops an absmax scale applied to the output, out / ref is qmax / amax with amax = 4, the
+    largest of the N(0, 1) inputs, whatever the draw: 127 / 4 for int8, (448 / 4)^2 for the fp8 GEMM's two
+    per-tensor scales (0.6.4 drew 0.01-0.21 or 5-100 for them too, impossible for a scale below 1)."""
+    from generator.catalog.tasks import all_tasks
+    expected = {"fp8_gemm": 12544.0, "int8_gemm": 31.75, "int8_gemv": 31.75}
+    tasks = [t for t in all_tasks() if (t.op, t.impl) in correctness.OUTPUT_SCALE_RATIOS]
+    assert {t.op for t in tasks} == set(expected) and {t.impl for t in tasks} == {"triton"}
+    for t in tasks:
+        magnitude = correctness._facts(t)[1]
+        for u in ((0.0,) * 6, (0.3, 0.6, 0.1, 0.2, 0.5, 0.5), (0.9, 0.1, 0.95, 0.8, 0.5, 0.5)):
+            text = correctness.failed_text(t, "dropped_scale", u)
+            assert re.search(r"out / ref = (\S+) at", text)[1] == f"{expected[t.op]:.4g}", (t, u)
+            err = float(re.search(r"max_abs_err = (\S+) ", text)[1])
+            assert err == pytest.approx(magnitude * (expected[t.op] - 1), rel=1e-3), (t, u)
+
+
+def test_sharpened_softmax_weights_bound_the_error_as_derived():
+    """The derivation behind `softmax_scale_error`, checked on drawn scores: raising a query's weights to a power
+    c > 1 (the scale dropped: c = sqrt(D), or ln(2) sqrt(D) through exp2) gives sum (w' - w)^2 <= sum w'^2 -
+    sum w^2 < 1, and the most concentrated of 32 queries reaches at least 1/2."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    for keys in (16, 1024, 32768):
+        z = rng.standard_normal((32, keys))
+        for c in (math.log(2) * 8, 8.0, math.sqrt(576)):
+            w, sharp = (np.exp(t * z - (t * z).max(1, keepdims=True)) for t in (1.0, c))
+            w, sharp = w / w.sum(1, keepdims=True), sharp / sharp.sum(1, keepdims=True)
+            variance = ((sharp - w) ** 2).sum(1)
+            assert (variance <= (sharp ** 2).sum(1) - (w ** 2).sum(1) + 1e-12).all() and variance.max() < 1
+            assert variance.max() >= 0.5, (keys, c)
+
+
 def _counted(text):
     """(elements counted, mismatches or None, first index or None) of a correctness report."""
     m = re.search(r"(\d+) / (\d+)", text)

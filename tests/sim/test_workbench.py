@@ -1,6 +1,7 @@
 """The workbench: its rounding of measured times, and the mistakes it draws only where they change the result."""
 import math
 import random
+import re
 
 import numpy as np
 
@@ -46,3 +47,31 @@ def test_a_truncated_grid_is_drawn_only_where_it_leaves_a_tail():
         text = wb.feedback(out, None, np.random.default_rng(0))
         assert reports.problem(ragged, "wrong_result", text, None, wb.fields["baseline_ms"], None) is None
         assert f"(BLOCK_N = {p['BLOCK_N']}: the grid launches {2112 // p['BLOCK_N']} blocks" in text
+
+
+_SCALE_FUNCTIONS = re.compile(r"float (w_scale|a_k_scale|b_k_scale|row_scale)\([^)]*\)(?: const)? \{ return ([^;]*); \}")
+
+
+def test_a_dropped_scale_is_drawn_only_where_the_scale_is_not_one():
+    """The kernels of UNIT_SCALE_KERNELS are those whose renders with a dropped_scale site define every scale those
+    sites multiply by (w_scale, a_k_scale, b_k_scale, row_scale) as 1.f, where deleting `* scale` changes nothing;
+    0.6.4 reported such deletions as wrong results (gemv_fp16, minp_sample). Faulty submits never draw it there,
+    and still do where the scale is real (an int4 group scale, a sampler's 1 / temperature)."""
+    from generator.catalog.tasks import all_tasks
+    from generator.catalog.variants import variants_for
+    from generator.kernels import render
+    from generator.kernels.faults import applicable_kinds
+    from generator.sim.workbench import UNIT_SCALE_KERNELS
+    unit = set()
+    for t in {(t.op, t.impl, t.dtype): t for t in all_tasks()}.values():
+        for v in variants_for(t.op, t.impl, t.dtype):
+            source = render(t, v, v.default_params())
+            if "dropped_scale" in applicable_kinds(source):
+                scales = _SCALE_FUNCTIONS.findall(source.text)
+                if scales and all(value == "1.f" for _name, value in scales):
+                    unit.add((t.op, t.impl))
+    assert unit == UNIT_SCALE_KERNELS
+    for op, real in (("gemv_fp16", False), ("minp_sample", False), ("int4_gemv", True), ("topk_sample", True)):
+        task = next(t for t in all_tasks() if t.op == op and t.impl == "cuda")
+        _wb, outcomes = _submitted_faults(task, tries=6)
+        assert any(out.expected.kind == "dropped_scale" for _v, _p, out in outcomes) == real, op

@@ -36,6 +36,11 @@ def act_dtype(dtype: str) -> str:
         return dtype
     return "bf16" if dtype in ("fp8", "fp4") else "fp16"
 
+# Kernel classes whose CUDA kernels take the op's `struct Operands` (templates/cuda/<class>/ops/*.cuh: one snippet
+# per op, shared by variants whose kernels and launchers take different extra arguments), so the struct is the
+# interface every render shares.
+OPERAND_STRUCT_CLASSES = frozenset({"gemm", "gemv", "conv", "attn_prefill"})
+
 A = 2.0  # bytes of an fp16/bf16 activation that accompanies quantized data
 
 Shape = dict[str, int]
@@ -59,6 +64,9 @@ class Op:
     _flops: Callable[[Shape], float]
     _dims: Callable[[Shape], dict]
     weight_only: bool = False  # quantized weights, fp16 activations and fp16 tensor-core math (W4A16, W8A16)
+    # the Triton host wrapper's parameters after its tensors, e.g. ("sm_scale=None",): every Triton render of the
+    # op defines `def <op>(<tensors>, <extras>):` (templates/triton/<class>/ops), so the signature states them
+    extras: tuple[str, ...] = ()
     # (impl, dtype) -> signature: asked for each variant a session binds, and built from a dozen small strings
     _signatures: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
@@ -76,7 +84,10 @@ class Op:
         return self._dims(shape)
 
     def signature(self, impl: str, dtype: str | None = None) -> str:
-        """C prototype of the CUDA kernel, or the `def` line of the Triton kernel."""
+        """The interface every render of the op defines, as it reads in the source: the CUDA kernel's prototype,
+        or for a kernel class whose kernels take one `Operands` struct (OPERAND_STRUCT_CLASSES) that struct's
+        definition, or the `def` line of the Triton host wrapper (the @triton.jit kernels' parameters differ per
+        variant)."""
         dtype = dtype or self.dtypes[0]
         known = self._signatures.get((impl, dtype))
         if known is None:
@@ -84,21 +95,24 @@ class Op:
         return known
 
     def _signature(self, impl: str, dtype: str) -> str:
-        scalars = list(self.shapes[0])
         if impl == "triton":
-            ptrs = [f"{a.split()[1].split(':')[0]}_ptr" for a in self.args]
-            return f"def {self.name}_kernel({', '.join(ptrs + scalars)}):"
+            tensors = [a.split()[1].split(":")[0] for a in self.args]
+            return f"def {self.name}({', '.join(tensors + list(self.extras))}):"
         if impl != "cuda":
             raise ValueError(f"unknown impl {impl!r}")
         types = {"data": C_TYPES[dtype], "act": C_TYPES[act_dtype(dtype)], "f32": "float", "i32": "int32_t",
                  "i64": "int64_t"}
-        params = []
+        struct = self.kernel_class in OPERAND_STRUCT_CLASSES
+        restrict = "" if struct else " __restrict__"   # members stay the plain pointers the snippets declared
+        pointers = []
         for a in self.args:
             direction, rest = a.split()
             name, role = rest.split(":")
             const = "const " if direction == "in" else ""
-            params.append(f"{const}{types[role]}* __restrict__ {name}")
-        params += [f"int {k}" for k in scalars]
+            pointers.append(f"{const}{types[role]}*{restrict} {name}")
+        if struct:
+            return f"struct Operands {{ {'; '.join(pointers)}; }}"
+        params = pointers + [f"int {k}" for k in self.shapes[0]]
         return f"__global__ void {self.name}_kernel({', '.join(params)})"
 
 
@@ -115,10 +129,11 @@ HALF = ("fp16", "bf16")
 _OPS: list[Op] = []
 
 
-def _op(name, family, kclass, impls, dtypes, shapes, desc, args, nbytes, flops, dims, weight_only=False):
+def _op(name, family, kclass, impls, dtypes, shapes, desc, args, nbytes, flops, dims, weight_only=False, extras=""):
     words = args.split()
     pairs = tuple(f"{d} {a}" for d, a in zip(words[::2], words[1::2], strict=True))
-    _OPS.append(Op(name, family, kclass, impls, dtypes, shapes, desc, pairs, nbytes, flops, dims, weight_only))
+    _OPS.append(Op(name, family, kclass, impls, dtypes, shapes, desc, pairs, nbytes, flops, dims, weight_only,
+                   tuple(extras.split(", ")) if extras else ()))
 
 
 # ---------------------------------------------------------------- attention
@@ -137,7 +152,7 @@ for _name, _impls, _shp in (("flash_decode", BOTH, _DECODE_SHAPES), ("triton_fla
         "Paged decode attention: one new query token per sequence attends over a paged KV cache "
         "(B sequences, H heads of dim D, T cached tokens, page size P), online softmax, fp32 accumulation.",
         _DECODE_ARGS, _decode_bytes, lambda s: 4 * s["B"] * s["H"] * s["T"] * s["D"],
-        lambda s: {"R": s["B"] * s["H"], "T": s["T"], "D": s["D"], "Q": 1})
+        lambda s: {"R": s["B"] * s["H"], "T": s["T"], "D": s["D"], "Q": 1}, extras="sm_scale=None")
 
 _op("swa_decode", "attention", "attn_decode", BOTH, HALF,
     _shapes("B H D T W", (8, 8, 128, 32768, 4096), (32, 8, 128, 16384, 4096), (64, 8, 128, 8192, 4096),
@@ -147,7 +162,7 @@ _op("swa_decode", "attention", "attn_decode", BOTH, HALF,
     "in q:act in k_cache:data in v_cache:data in seq_lens:i32 out o:act",
     lambda s, e: 2 * s["B"] * s["H"] * min(s["T"], s["W"]) * s["D"] * e + 2 * s["B"] * s["H"] * s["D"] * e,
     lambda s: 4 * s["B"] * s["H"] * min(s["T"], s["W"]) * s["D"],
-    lambda s: {"R": s["B"] * s["H"], "T": min(s["T"], s["W"]), "D": s["D"], "Q": 1})
+    lambda s: {"R": s["B"] * s["H"], "T": min(s["T"], s["W"]), "D": s["D"], "Q": 1}, extras="sm_scale=None")
 
 _op("mla_decode", "attention", "attn_decode", BOTH, HALF,
     _shapes("B H T DC DR P", (64, 128, 4096, 512, 64, 64), (128, 16, 8192, 512, 64, 64), (32, 128, 2048, 512, 64, 64),
@@ -158,7 +173,7 @@ _op("mla_decode", "attention", "attn_decode", BOTH, HALF,
     lambda s, e: s["B"] * s["T"] * (s["DC"] + s["DR"]) * e + s["B"] * s["H"] * (2 * s["DC"] + s["DR"]) * e
     + s["B"] * math.ceil(s["T"] / s["P"]) * 4,
     lambda s: 2 * s["B"] * s["H"] * s["T"] * (2 * s["DC"] + s["DR"]),
-    lambda s: {"R": s["B"], "T": s["T"], "D": s["DC"] + s["DR"], "Q": s["H"], "KV": 1})
+    lambda s: {"R": s["B"], "T": s["T"], "D": s["DC"] + s["DR"], "Q": s["H"], "KV": 1}, extras="sm_scale")
 
 _op("tree_attn", "attention", "attn_decode", BOTH, HALF,
     _shapes("B H D T N", (1, 32, 128, 4096, 64), (8, 8, 128, 4096, 32), (16, 8, 128, 2048, 16), (4, 32, 128, 8192, 128),
@@ -169,7 +184,7 @@ _op("tree_attn", "attention", "attn_decode", BOTH, HALF,
     lambda s, e: 2 * s["B"] * s["H"] * (s["T"] + s["N"]) * s["D"] * e + 2 * s["B"] * s["H"] * s["N"] * s["D"] * e
     + s["B"] * s["N"] * math.ceil(s["N"] / 64) * 8,
     lambda s: 4 * s["B"] * s["H"] * s["N"] * (s["T"] + s["N"] / 2) * s["D"],
-    lambda s: {"R": s["B"] * s["H"], "T": s["T"] + s["N"], "D": s["D"], "Q": s["N"]})
+    lambda s: {"R": s["B"] * s["H"], "T": s["T"] + s["N"], "D": s["D"], "Q": s["N"]}, extras="sm_scale=None")
 
 _op("fused_qkv_rope", "attention", "elementwise", BOTH, HALF,
     _shapes("T H HKV D", (32, 32, 8, 128), (256, 32, 8, 128), (4096, 32, 8, 128), (8192, 64, 8, 128), (1024, 128, 128, 128)),
@@ -187,7 +202,7 @@ _op("flash_prefill", "attention", "attn_prefill", BOTH, HALF,
     "in q:data in k:data in v:data out o:data",
     lambda s, e: 4 * s["B"] * s["H"] * s["S"] * s["D"] * e,
     lambda s: 2 * s["B"] * s["H"] * s["S"] * s["S"] * s["D"],
-    lambda s: {"R": s["B"] * s["H"], "SQ": s["S"], "SK": s["S"], "D": s["D"], "CAUSAL": 1})
+    lambda s: {"R": s["B"] * s["H"], "SQ": s["S"], "SK": s["S"], "D": s["D"], "CAUSAL": 1}, extras="sm_scale=None")
 
 _op("chunked_prefill", "attention", "attn_prefill", BOTH, HALF,
     _shapes("B H C T D", (1, 32, 512, 8192, 128), (4, 32, 256, 4096, 128), (1, 64, 1024, 16384, 128),
@@ -197,7 +212,8 @@ _op("chunked_prefill", "attention", "attn_prefill", BOTH, HALF,
     "in q:data in k_cache:data in v_cache:data in block_table:i32 out o:data",
     lambda s, e: 2 * s["B"] * s["H"] * (s["T"] + s["C"]) * s["D"] * e + 2 * s["B"] * s["H"] * s["C"] * s["D"] * e,
     lambda s: 4 * s["B"] * s["H"] * s["C"] * (s["T"] + s["C"] / 2) * s["D"],
-    lambda s: {"R": s["B"] * s["H"], "SQ": s["C"], "SK": s["T"] + s["C"], "D": s["D"], "CAUSAL": 0})
+    lambda s: {"R": s["B"] * s["H"], "SQ": s["C"], "SK": s["T"] + s["C"], "D": s["D"], "CAUSAL": 0},
+    extras="cached, sm_scale=None")
 
 _op("cross_attn", "attention", "attn_prefill", BOTH, HALF,
     _shapes("B H S L D", (16, 20, 64, 1500, 64), (1, 20, 448, 1500, 64), (32, 16, 128, 1024, 64),
@@ -207,7 +223,7 @@ _op("cross_attn", "attention", "attn_prefill", BOTH, HALF,
     "in q:data in k_enc:data in v_enc:data out o:data",
     lambda s, e: 2 * s["B"] * s["H"] * (s["S"] + s["L"]) * s["D"] * e,
     lambda s: 4 * s["B"] * s["H"] * s["S"] * s["L"] * s["D"],
-    lambda s: {"R": s["B"] * s["H"], "SQ": s["S"], "SK": s["L"], "D": s["D"], "CAUSAL": 0})
+    lambda s: {"R": s["B"] * s["H"], "SQ": s["S"], "SK": s["L"], "D": s["D"], "CAUSAL": 0}, extras="sm_scale=None")
 
 # ---------------------------------------------------------------- GEMM / GEMV
 _GEMM_ARGS = "in a:act in b:data out c:act"
@@ -268,7 +284,7 @@ _op("int4_gemm", "gemm", "gemm", BOTH, ("int4",),
             (4096, 4096, 4096, 128)),
     "W4A16 GEMM (Marlin/GPTQ style): int4 weights with one fp16 scale per G inputs, dequantized in registers, "
     "fp16 activations and fp16 tensor-core math.",
-    "in a:act in b_packed:data in scales:act out c:act",
+    "in a:act in b:data in scales:act out c:act",
     lambda s, e: s["M"] * s["K"] * A + s["N"] * s["K"] * e + s["N"] * (s["K"] // s["G"]) * A + s["M"] * s["N"] * A,
     lambda s: 2 * s["M"] * s["N"] * s["K"], _gemm_dims, weight_only=True)
 
@@ -418,7 +434,7 @@ for _name, _impls, _shp in (("rmsnorm", BOTH, _NORM_SHAPES), ("triton_rmsnorm", 
         "RMSNorm over the hidden dimension: y = x / sqrt(mean(x^2) + eps) * w, fp32 reduction, one row per token.",
         "in x:data in weight:data out y:data",
         lambda s, e: 2 * s["T"] * s["H"] * e + s["H"] * e, lambda s: 4 * s["T"] * s["H"],
-        lambda s: {"R": s["T"], "C": s["H"]})
+        lambda s: {"R": s["T"], "C": s["H"]}, extras="eps=1e-6")
 
 _op("fused_add_rmsnorm", "misc", "rownorm", BOTH, HALF,
     _shapes("T H", (1, 8192), (64, 4096), (512, 7168), (4096, 8192), (16384, 4096)),
@@ -426,7 +442,7 @@ _op("fused_add_rmsnorm", "misc", "rownorm", BOTH, HALF,
     "into y in one pass.",
     "in x:data in residual:data in weight:data out y:data out residual_out:data",
     lambda s, e: 4 * s["T"] * s["H"] * e + s["H"] * e, lambda s: 5 * s["T"] * s["H"],
-    lambda s: {"R": s["T"], "C": s["H"]})
+    lambda s: {"R": s["T"], "C": s["H"]}, extras="eps=1e-6")
 
 _op("layernorm", "misc", "rownorm", BOTH, HALF,
     _shapes("T H", (1500, 1280), (12000, 1280), (4112, 1024), (257, 1024), (8192, 4096)),
@@ -434,7 +450,7 @@ _op("layernorm", "misc", "rownorm", BOTH, HALF,
     "row per token.",
     "in x:data in weight:data in bias:data out y:data",
     lambda s, e: 2 * s["T"] * s["H"] * e + 2 * s["H"] * e, lambda s: 7 * s["T"] * s["H"],
-    lambda s: {"R": s["T"], "C": s["H"]})
+    lambda s: {"R": s["T"], "C": s["H"]}, extras="eps=1e-5")
 
 _op("per_token_fp8_quant", "misc", "rownorm", BOTH, ("fp8",),
     _shapes("T H", (1, 7168), (64, 7168), (1024, 4096), (4096, 7168), (16384, 8192)),

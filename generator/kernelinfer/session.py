@@ -40,7 +40,7 @@ SYSTEM_PROMPT = (
     "complete kernel source file and nothing else: no prose, no markdown fences, no explanation. The harness "
     "compiles it for the target architecture, checks it against a float64 reference within the stated "
     "tolerance, and benchmarks it; its report comes back as the next message, first line "
-    "`[t+H:MM:SS] RESULT <status>` with status ok, compile_error, launch_error (compiled, the launch was refused) or wrong_result. Keep the kernel's signature. "
+    "`[t+H:MM:SS] RESULT <status>` with status ok, compile_error, launch_error (compiled, the launch was refused) or wrong_result. Keep the interface the task's Signature states. "
     "The goal is the lowest time that passes the correctness check."
 )
 

@@ -13,7 +13,7 @@ from generator.catalog.tasks import make_task
 from generator.catalog.variants import variants_for
 from generator.kernels import render
 
-_POINTER = re.compile(r"(\w+)\* __restrict__ (\w+)")
+_POINTER = re.compile(r"(\w+)\*(?: __restrict__)? (\w+)")   # a prototype's or a struct's pointer
 _TYPEDEF = re.compile(r"typedef (\w+) (scalar_t|[abc]_t);")
 GEMM_CASES = [(op.name, dtype) for op in OPS.values() if op.kernel_class == "gemm" and "cuda" in op.impls
               for dtype in op.dtypes]

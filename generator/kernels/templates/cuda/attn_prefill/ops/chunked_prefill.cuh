@@ -10,7 +10,7 @@ constexpr int HEAD_DIM = {{SHAPE_D}};
 constexpr int PAGE_SIZE = 16;
 constexpr int MAX_PAGES = (KV_LEN + PAGE_SIZE - 1) / PAGE_SIZE;
 
-struct Operands { const scalar_t* q; const scalar_t* k_cache; const scalar_t* v_cache; const int* block_table; scalar_t* o; };
+{{SIGNATURE}};
 
 __device__ __forceinline__ const scalar_t* q_row(const Operands& op, int b, int h, int i) {
   return op.q + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;

@@ -6,7 +6,7 @@ constexpr int Q_LEN = {{SHAPE_S}};
 constexpr int KV_LEN = {{SHAPE_L}};
 constexpr int HEAD_DIM = {{SHAPE_D}};
 
-struct Operands { const scalar_t* q; const scalar_t* k_enc; const scalar_t* v_enc; scalar_t* o; };
+{{SIGNATURE}};
 
 __device__ __forceinline__ const scalar_t* q_row(const Operands& op, int b, int h, int i) {
   return op.q + (((int64_t)b * HEADS + h) * Q_LEN + i) * HEAD_DIM;

@@ -7,7 +7,7 @@ constexpr int TAPS = {{SHAPE_W}};
 constexpr int64_t OUT_POINTS = (int64_t)BATCH * SEQ;     // (b, l) pairs
 constexpr int OUT_CHANNELS = CHANNELS;
 
-struct Operands { const scalar_t* x; const scalar_t* weight; const scalar_t* bias; scalar_t* y; };
+{{SIGNATURE}};
 
 __device__ __forceinline__ float silu(float v) { return v / (1.f + __expf(-v)); }
 __device__ __forceinline__ void store_out(const Operands& op, int64_t p, int n, float acc) {

@@ -11,7 +11,7 @@ constexpr int64_t OUT_POINTS = (int64_t)IMAGES * HEIGHT * WIDTH;
 constexpr int OUT_CHANNELS = COUT;
 constexpr int REDUCE = FILTER_R * FILTER_S * CIN;
 
-struct Operands { const scalar_t* x; const scalar_t* weight; scalar_t* y; };
+{{SIGNATURE}};
 
 // im2col element (pixel p, reduction index kk = (r * S + s) * C + c); zero in the padding.
 __device__ __forceinline__ float im2col(const Operands& op, int64_t p, int kk) {

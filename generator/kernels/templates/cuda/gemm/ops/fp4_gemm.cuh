@@ -10,7 +10,7 @@ inline constexpr int SCALE_BLOCK_K = 0;       // block scales are operands of th
 constexpr int GROUPS = 1;
 constexpr int SCALE_VEC = 16;
 
-struct Operands { const a_t* a; const b_t* b; const uint8_t* a_scale; const uint8_t* b_scale; c_t* c; };
+{{SIGNATURE}};
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; int scales_per_row; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
   return {op.a, op.b, op.c, M, K / SCALE_VEC};

@@ -11,7 +11,7 @@ constexpr int GROUPS = 1;
 constexpr int SCALE_BLOCK = 128;
 inline constexpr int SCALE_BLOCK_K = SCALE_BLOCK;   // partial products are promoted per 128 of K
 
-struct Operands { const a_t* a; const b_t* b; const float* a_scale; const float* b_scale; c_t* c; };
+{{SIGNATURE}};
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; int k_blocks; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
   return {op.a, op.b, op.c, M, (K + SCALE_BLOCK - 1) / SCALE_BLOCK};

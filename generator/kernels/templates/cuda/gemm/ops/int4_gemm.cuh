@@ -10,7 +10,7 @@ inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = 1;
 constexpr int GROUP_SIZE = {{SHAPE_G}};
 
-struct Operands { const a_t* a; const b_t* b; const half* scales; c_t* c; };   // b: b_packed
+{{SIGNATURE}};
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; int groups_per_row; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
   return {op.a, op.b, op.c, M, K / GROUP_SIZE};

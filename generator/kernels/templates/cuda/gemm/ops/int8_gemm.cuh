@@ -9,7 +9,7 @@ inline constexpr int B_BITS = 8;
 inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = 1;
 
-struct Operands { const a_t* a; const b_t* b; const float* a_scale; const float* b_scale; c_t* c; };
+{{SIGNATURE}};
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) { return {op.a, op.b, op.c, M}; }
 

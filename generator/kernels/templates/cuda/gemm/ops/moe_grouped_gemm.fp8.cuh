@@ -11,7 +11,7 @@ inline constexpr int B_BITS = 8;
 inline constexpr int SCALE_BLOCK_K = 0;       // no scales that vary along K
 constexpr int GROUPS = {{SHAPE_E}};
 
-struct Operands { const a_t* a; const b_t* b; const int* expert_offsets; c_t* c; };
+{{SIGNATURE}};
 struct Group { const a_t* a; const b_t* b; c_t* c; int rows; };
 __device__ __forceinline__ Group group(const Operands& op, int g, int M, int N, int K) {
   const int first = op.expert_offsets[g];

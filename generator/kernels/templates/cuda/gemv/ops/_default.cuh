@@ -4,7 +4,7 @@ typedef scalar_t w_t;
 typedef scalar_t y_t;
 inline constexpr int W_BITS = 16;
 
-struct Operands { const x_t* x; const w_t* w; y_t* y; };
+{{SIGNATURE}};
 
 // Bytes of weight row n.
 __device__ __forceinline__ const uint8_t* w_row(const Operands& op, int n, int K) {

@@ -6,7 +6,7 @@ typedef half y_t;
 inline constexpr int W_BITS = 4;
 constexpr int GROUP_SIZE = {{SHAPE_G}};
 
-struct Operands { const x_t* x; const w_t* w_packed; const half* scales; y_t* y; };
+{{SIGNATURE}};
 
 // Bytes of weight row n.
 __device__ __forceinline__ const uint8_t* w_row(const Operands& op, int n, int K) {

@@ -35,9 +35,9 @@ def {{KERNEL_NAME}}_kernel(
     _store_tile(c_ptr, acc, offs_m, offs_n, M, N, stride_cm)
 
 
-def {{OP}}(a, b_packed, scales, c):
-    """c = a @ dequant(b_packed).T; a: (M, K) fp16, b_packed: (N, K // 2) uint8, scales: (N, K // GROUP_SIZE)."""
+def {{OP}}(a, b, scales, c):
+    """c = a @ dequant(b).T; a: (M, K) fp16, b: (N, K // 2) uint8, two int4 per byte, scales: (N, K // GROUP_SIZE)."""
     M, K = a.shape
-    N = b_packed.shape[0]
-    _launch({{KERNEL_NAME}}_kernel, c, M, N, 1, a, b_packed, scales, M, N, K, a.stride(0), b_packed.stride(0),
+    N = b.shape[0]
+    _launch({{KERNEL_NAME}}_kernel, c, M, N, 1, a, b, scales, M, N, K, a.stride(0), b.stride(0),
             scales.stride(0), GROUP_SIZE=GROUP_SIZE)

@@ -319,11 +319,17 @@ def _link_problem(m: dict, target: dict) -> str | None:
 @CHECKS.check("tuner_handoffs", "a tuner's candidate comes after a handoff to that tuner and is of the latest one's "
               "variant: a tuner changes the constants of the kernel it was handed, never its variant")
 def _tuner_handoffs(row):
-    handed: dict[str, str] = {}
+    return _first_problem(row, _tuner_problem)
+
+
+def _first_problem(row: dict, problem) -> str | None:
+    """The first message `problem(message, state)` finds wrong, walking the messages in order with one state dict
+    (who was handed or assigned what so far) that `problem` keeps up to date."""
+    state: dict = {}
     for i, m in enumerate(row["messages"]):
-        problem = _tuner_problem(m, handed)
-        if problem:
-            return f"message {i}: {problem}"
+        found = problem(m, state)
+        if found:
+            return f"message {i}: {found}"
     return None
 
 
@@ -345,12 +351,7 @@ def _tuner_problem(m: dict, handed: dict[str, str]) -> str | None:
               "gave it (or of the ladder a pipeline's proposer was told to propose): no worker takes up a variant "
               "nobody assigned it")
 def _worker_assignments(row):
-    assigned: dict[str, frozenset] = {}
-    for i, m in enumerate(row["messages"]):
-        problem = _worker_problem(m, assigned)
-        if problem:
-            return f"message {i}: {problem}"
-    return None
+    return _first_problem(row, _worker_problem)
 
 
 def _worker_problem(m: dict, assigned: dict[str, frozenset]) -> str | None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from generator.sim import clock, rewards
 from generator.kernelswarm import review, wording
-from generator.sim.feedback import result_line
+from generator.sim.feedback import ms_text, result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog import calibration
 from generator.catalog.ops import shape_label
@@ -370,12 +370,12 @@ class _Episode:
         for a in agents:
             if not self.room(3):
                 return
-            best = f"best {a.best.time_ms:.5g} ms ({a.best.tag})" if a.best else "no passing kernel yet"
+            best = f"best {ms_text(a.best.time_ms)} ms ({a.best.tag})" if a.best else "no passing kernel yet"
             self.say(a, "status", f"{a.id}: {a.results} result{'s' * (a.results != 1)}, {a.kept} kept, {best}")
 
     def leaderboard(self) -> None:
         ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
-        lines = [f"{i}. {a.id} {a.best.time_ms:.5g} ms ({a.best.tag} {_params_text(a.best.params)})"
+        lines = [f"{i}. {a.id} {ms_text(a.best.time_ms)} ms ({a.best.tag} {_params_text(a.best.params)})"
                  for i, a in enumerate(ranked, 1)]
         self.now += self._think(5.0)
         self.messages.append({"role": "env", "agent": "env", "kind": "leaderboard", "t": self.now, "reward": 0.0,
@@ -393,8 +393,8 @@ class _Episode:
             return
         self.board_for_lead()
         b, owner = self.best, self.best_owner
-        text = self.word(self.lead, wording.merge(owner.id, b.tag, _params_text(b.params), f"{b.time_ms:.5g}",
-                                                  f"{self.baseline / b.time_ms:.2f}", f"{self.baseline:.5g}",
+        text = self.word(self.lead, wording.merge(owner.id, b.tag, _params_text(b.params), ms_text(b.time_ms),
+                                                  f"{self.baseline / b.time_ms:.2f}", ms_text(self.baseline),
                                                   b is self.merged))
         self.merged = b
         self.say(self.lead, "merge", text, to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
@@ -416,7 +416,7 @@ class _Episode:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
         tuner.assignment = (kernel.tag, [kernel.params])
         text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, _params_text(kernel.params),
-                                                f"{kernel.time_ms:.5g}"))
+                                                ms_text(kernel.time_ms)))
         self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)
 
     def ensure_improvement(self) -> None:
@@ -467,8 +467,8 @@ class _Episode:
         speedup = self.speedup
         # the speedup it states is the ratio of the two times it prints, not the row's rounded speedup rounded again
         text = self.word(self.lead, wording.verdict(self.best_owner.id, b.tag, _params_text(b.params),
-                                                    f"{b.time_ms:.5g}", f"{self.baseline / b.time_ms:.3g}",
-                                                    f"{self.baseline:.5g}", f"{self.passed}/{self.results}"))
+                                                    ms_text(b.time_ms), f"{self.baseline / b.time_ms:.3g}",
+                                                    ms_text(self.baseline), f"{self.passed}/{self.results}"))
         msg = self.say(self.lead, "verdict", text, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
                        ref=self.best_result)
         msg["reward"] = rewards.verdict_reward(speedup)
@@ -478,12 +478,12 @@ class _Episode:
         passing = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
         if passing:
             fastest = passing[0]
-            why = (f"none faster than it (fastest {fastest.best.time_ms:.5g} ms by {fastest.id}, "
+            why = (f"none faster than it (fastest {ms_text(fastest.best.time_ms)} ms by {fastest.id}, "
                    f"{fastest.best.tag} {_params_text(fastest.best.params)})")
         else:
             why = "none of them ran"
         refused = f"; {self.refused} refused at launch" if self.refused else ""
-        opening = self.word(self.lead, wording.no_improvement(f"{self.baseline:.5g}"))
+        opening = self.word(self.lead, wording.no_improvement(ms_text(self.baseline)))
         msg = self.say(self.lead, "verdict", f"{opening} {self.passed}/{self.results} results passed, {why}{refused}",
                        kept="baseline", time_ms=self.baseline)
         msg["reward"] = rewards.verdict_reward(1.0, improved=False)
@@ -738,8 +738,8 @@ def _campaign(ep: _Episode) -> None:
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:3]
     for w in ranked:
         rerun = rebench(w.best.time_ms, float(ep.rng.standard_normal()))
-        ep.say(verifier, "verify", f"rebench {w.id}: {w.best.tag} {w.best.time_ms:.5g} ms reported, "
-               f"{rerun:.5g} ms on rerun ({100 * (rerun / w.best.time_ms - 1):+.1f}%), correctness pass",
+        ep.say(verifier, "verify", f"rebench {w.id}: {w.best.tag} {ms_text(w.best.time_ms)} ms reported, "
+               f"{ms_text(rerun)} ms on rerun ({100 * (rerun / w.best.time_ms - 1):+.1f}%), correctness pass",
                to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms, ref=w.best_result)
     ep.merge()
     ep.verdict()

@@ -4,7 +4,7 @@ Why: every merge, redirect, handoff, verification and verdict used to be one tem
 1,119 redirects, 739 merges, 300 verdicts in one wording each, 336 of them repeating an earlier one of their
 episode byte for byte), as if one person wrote all 2,400 episodes. Each function returns the wordings of one
 message; the agent saying it draws one (`_Episode.word`). Every wording states only what is true when it is said
-and writes its figures as before (times `.5g` ms, speedups, `P/N results passed`, `aNN/tag`, `K=V,...` settings).
+and writes its figures as before (times as the reports print them, `feedback.ms_text`, speedups, `P/N results passed`, `aNN/tag`, `K=V,...` settings).
 """
 from __future__ import annotations
 

@@ -168,3 +168,25 @@ def test_a_drawn_output_scale_ratio_is_named():
     assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
     drawn = _swap(text, r"out / ref = \S+ at", "out / ref = 0.09 at")
     assert "ref * 1.254e+04" in reports.problem(task, "wrong_result", drawn, None, 1.0, None)
+
+
+def test_a_causal_prefill_scale_report_keeps_each_first_query_exact():
+    """A causal prefill's first query of each (batch, head) sees only its own key: without the softmax scale its
+    weight is still 1, so those D outputs are exact. 0.6.5's first reports said "first bad index: 0" and up to 100 %
+    mismatches (review finding); the report now starts at index D and counts at most the other queries, and a
+    report that does not is named."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness
+    task = Task("flash_prefill", "cuda", "h100", "fp16", (("B", 1), ("H", 32), ("S", 4096), ("D", 128)))
+    n = correctness.output_elements(task)
+    for u in ((0.999, 0.0, 0.5, 0.5, 0.5, 0.5), (0.3, 0.9, 0.1, 0.5, 0.5, 0.5)):
+        text = correctness.failed_text(task, "dropped_scale", u)
+        bad, first = map(int, re.search(r"mismatches: (\d+) / \d+ .*first bad index: (\d+)", text).groups())
+        assert first >= 128 and bad <= n - 32 * 128, text
+        assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+    at_zero = _swap(text, r"first bad index: \d+", "first bad index: 0")
+    assert "outputs are exact" in reports.problem(task, "wrong_result", at_zero, None, 1.0, None)
+    every = _swap(text, r"mismatches: \d+ / (\d+) \([\d.]+%\)", rf"mismatches: {n} / \1 (100.00%)")
+    assert "outputs are exact" in reports.problem(task, "wrong_result", every, None, 1.0, None)
+    cross = Task("cross_attn", "cuda", "h100", "fp16", (("B", 1), ("H", 32), ("S", 4096), ("L", 1500), ("D", 128)))
+    assert "first bad index: 0" in correctness.failed_text(cross, "dropped_scale", (0.999, 0.0, 0.5, 0.5, 0.5, 0.5))

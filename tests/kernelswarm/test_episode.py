@@ -11,6 +11,7 @@ import pytest
 
 from generator.check import qa
 from generator.sim import rewards
+from generator.sim.feedback import ms_text
 from generator.kernelswarm import episode as swarm, plan as swarm_plan
 from generator.kernelswarm.episode import SCENARIOS, simulate_episode
 from generator.kernelswarm.plan import SWARM_IMPLS, episode, plan
@@ -176,7 +177,7 @@ def test_verdict_speedup_follows_from_its_printed_times(rows):
     for m in (m for row in rows for m in row["messages"] if m["kind"] == "verdict" and "time_ms" in m):
         text = m["content"]           # each agent words it its own way (kernelswarm/wording.py): read its figures
         best = re.search(number + r" ms(?! baseline)", text)[1]
-        assert best == "%.5g" % m["time_ms"], text
+        assert best == ms_text(m["time_ms"]), text          # as the result reports print it
         shown.append((best, re.search(number + r"x\b", text)[1], re.search(number + r" ms baseline", text)[1]))
     assert len(shown) > len(rows) / 2
     assert [s for best, s, base in shown if s != "%.3g" % (float(base) / float(best))] == []

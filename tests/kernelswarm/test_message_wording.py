@@ -14,6 +14,7 @@ from generator.catalog.hardware import GPUS
 from generator.catalog.variants import variants_for
 from generator.check import semantic
 from generator.kernelswarm.checks import row_checks_pass
+from generator.sim.feedback import ms_text
 from rows import simulated_episodes
 
 TASKS = (("rmsnorm", "cuda", "h100"), ("gemm_fp16", "cuda", "a100"), ("flash_decode", "triton", "rtx_5090"),
@@ -79,7 +80,7 @@ def test_merges_and_redirects_say_what_is_true_when_said(rows):
             if m["kind"] == "merge":
                 merges += 1
                 again += same_best
-                facts = (m["to"], m["variant"], _cfg(m["params"]), f"{m['time_ms']:.5g} ms",
+                facts = (m["to"], m["variant"], _cfg(m["params"]), f"{ms_text(m['time_ms'])} ms",
                          f"{row['baseline_ms'] / m['time_ms']:.2f}x")
                 assert all(f in m["content"] for f in facts) and msgs[m["ref"]]["time_ms"] == m["time_ms"], m
                 assert bool(AGAIN.search(m["content"])) == same_best, (m["content"], same_best)
@@ -104,12 +105,12 @@ def test_handoffs_verifications_and_verdicts_name_the_result_they_speak_of(rows)
             params = msgs[result["ref"]]["params"]
             facts = [m["variant"]] + [_cfg(params)] * (m["kind"] != "verify" or "=" in m["content"])
             if m["kind"] == "handoff":
-                facts += [m["to"], f"{result['time_ms']:.5g} ms"]
+                facts += [m["to"], f"{ms_text(result['time_ms'])} ms"]
             elif m["kind"] == "verify":
                 facts += [m["to"], "fp64 reference", "3 ", "pass"]
             else:
                 passed = sum(r["status"] == "ok" for r in results)
-                facts += [result["to"], f"{m['time_ms']:.5g} ms", f"{row['baseline_ms']:.5g} ms",
+                facts += [result["to"], f"{ms_text(m['time_ms'])} ms", f"{ms_text(row['baseline_ms'])} ms",
                           f"{row['baseline_ms'] / m['time_ms']:.3g}x", f"{passed}/{len(results)} results passed"]
             assert all(f in m["content"] for f in facts), (m["content"], facts)
     assert min(counts.values()) >= 10, counts

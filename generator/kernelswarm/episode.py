@@ -65,12 +65,18 @@ class Agent:
     # (variant tag, configurations to work through) of the latest dispatch, redirect or handoff to it: the only
     # variant it writes, besides a pipeline proposer's `ladder`
     assignment: tuple[str, list[dict]] | None = None
+    fresh: bool = False              # assigned since its last candidate: its next tune starts where it was told
     ladder: tuple[str, ...] = ()     # the variants a pipeline's proposer was told to propose, in order
     best_result: dict | None = None  # the env result message of `best`
     last_result: dict | None = None  # the env result message of the agent's latest candidate
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
     voice: np.random.Generator | None = None   # its choice of words (`_Episode.word`), spawned on first use
+
+    def assign(self, tag: str, configs: list[dict]) -> None:
+        """A dispatch, redirect or handoff: the variant it writes from now on, and where it starts."""
+        self.assignment = (tag, list(configs))
+        self.fresh = True
 
     def assigned(self, tag: str) -> bool:
         """Whether the lead (or, for a tuner, a handoff) gave this agent variant `tag` to write."""
@@ -328,6 +334,7 @@ class _Episode:
                     return None
                 tag, params = fresh
             written = self.write(agent, tag, params, kind)
+        agent.fresh = False
         out = self.run(agent, *written)
         if out.expected.kind in EDIT_FAULTS and self.room(4):
             out = self.attempt(agent, tag, params, "fix")
@@ -338,10 +345,10 @@ class _Episode:
         return None if fresh is None else self.work(agent, *fresh, "tune")
 
     def tune_assigned(self, agent: Agent) -> Outcome | None:
-        """The agent tunes the variant it was assigned: around its own best of it, else the configuration it was
-        given."""
+        """The agent tunes the variant it was assigned: around the configuration it was given right after the
+        assignment (a redirect says "tune around" it), later around its own best of that variant if it has one."""
         tag, configs = agent.assignment
-        mine = agent.best is not None and agent.best.tag == tag
+        mine = not agent.fresh and agent.best is not None and agent.best.tag == tag
         return self.tune_around(agent, tag, agent.best.params if mine else configs[0])
 
     def keep_busy(self, agents: list[Agent]) -> None:
@@ -360,7 +367,7 @@ class _Episode:
             if not self.room(3):
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
-            agent.assignment = (tag, [params])
+            agent.assign(tag, [params])
             text = self.word(self.lead, wording.move_on(done, tag, _params_text(params)))
             self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
@@ -401,20 +408,20 @@ class _Episode:
                  ref=self.best_result)
 
     def dispatch(self, agent: Agent, tag: str, configs: list[dict], text: str) -> None:
-        agent.assignment = (tag, list(configs))
+        agent.assign(tag, configs)
         self.say(self.lead, "dispatch", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def redirect(self, agent: Agent) -> None:
         """The lead sends `agent` to tune around the shared best."""
         tag, params = self.best.tag, self.best.params
-        agent.assignment = (tag, [params])
+        agent.assign(tag, [params])
         on = agent.last_result["variant"] if agent.last_result else None
         text = self.word(self.lead, wording.redirect(tag, _params_text(params), on))
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
-        tuner.assignment = (kernel.tag, [kernel.params])
+        tuner.assign(kernel.tag, [kernel.params])
         text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, _params_text(kernel.params),
                                                 ms_text(kernel.time_ms)))
         self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)

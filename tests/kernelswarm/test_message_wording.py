@@ -136,3 +136,34 @@ def test_a_passing_review_names_true_facts_of_the_candidate_it_read(rows):
                 assert set(said[1].split(", ")) <= gpu.features, note
             notes.add(_wording(m, row))
     assert len(notes) >= 3, notes
+
+
+def test_a_redirected_agent_starts_from_the_configuration_the_redirect_names(rows):
+    """A redirect says "tune around <the merged best's settings>": the agent's next candidate of that variant starts
+    there, nearer it than the agent's own best of the variant (0.6.4 tuned around its own best: 67 of 346 such
+    next candidates of 300 episodes were nearer the named settings; 0.6.5 212 of 344, the rest where every
+    configuration near the named one was already sent)."""
+    from generator.catalog.variants import variants_for
+    nearer = total = 0
+    for row in rows:
+        msgs, merged, own = row["messages"], None, {}
+        for i, m in enumerate(msgs):
+            if m["kind"] == "merge":
+                merged = m["params"]
+            elif m["kind"] == "result" and m["status"] == "ok":
+                key = (m["to"], m["variant"])
+                if key not in own or m["time_ms"] < own[key][0]:
+                    own[key] = (m["time_ms"], msgs[m["ref"]]["params"])
+            elif m["kind"] == "redirect" and merged is not None and _cfg(merged) in m["content"]:
+                mine = own.get((m["to"], m["variant"]))
+                after = next((c for c in msgs[i + 1:] if c["kind"] == "candidate" and c["agent"] == m["to"]), None)
+                if mine is None or mine[1] == merged or after is None or after["variant"] != m["variant"]:
+                    continue
+                space = next(v for v in variants_for(row["op"], row["impl"], row["dtype"])
+                             if v.tag == m["variant"]).params
+
+                def steps(a, b):
+                    return sum(abs(space[k].index(a[k]) - space[k].index(b[k])) for k in a)
+                total += 1
+                nearer += steps(after["params"], merged) <= steps(after["params"], mine[1])
+    assert total >= 10 and nearer / total > 0.5, (nearer, total)

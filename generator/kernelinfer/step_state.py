@@ -40,7 +40,9 @@ def parts(row: dict, i: int, best: dict | None) -> list[Part]:
     """The parts of step index `i`'s state (`best`: `bests(row)[i]`), most important first."""
     msgs, trace = row["messages"], row["trace"]
     if best is None:
-        text = f"No kernel has passed yet; the baseline is {ms_text(row['baseline_ms'])} ms."
+        # true whether nothing has passed or only kernels slower than the baseline (their history lines say so):
+        # the running best, as the rewards score it, starts at the baseline
+        text = f"No kernel has beaten the baseline yet ({ms_text(row['baseline_ms'])} ms)."
         out = [Part("best", text, text)]
     else:
         b, n = best["step"] - 1, best["step"]

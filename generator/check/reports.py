@@ -12,7 +12,6 @@ import re
 
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
-from generator.catalog.ops import OPS
 from generator.catalog.tasks import Task
 from generator.sim import correctness, grid_tail, stride_shift
 from generator.sim.feedback import ms_text
@@ -155,12 +154,11 @@ def _softmax_scale(task, body: str, err: float, bad: int, first: int) -> str | N
     query of each block stays exact (`correctness.softmax_scale_exact`)."""
     if "out / ref" in body:
         return "an attention output is a weighted average of its values: it has no constant out / ref to report"
-    exact = correctness.softmax_scale_exact(task) if "scale missing" in body else 0
-    if exact:
-        n, blocks = correctness.output_elements(task), OPS[task.op].dims(task.shape_dict())["R"]
-        if first < exact or bad > n - blocks * exact:
-            return (f"{bad} mismatches from index {first} without the softmax scale: the first query of each of "
-                    f"{task.op}'s {blocks} causal blocks sees only its own key, so its {exact} outputs are exact")
+    exact, start = correctness.softmax_scale_exact(task) if "scale missing" in body else (0, 0)
+    if first < start or bad > correctness.output_elements(task) - exact:
+        return (f"{bad} mismatches from index {first} without the softmax scale: the first query of each causal "
+                f"block of {task.op} sees only its own key, so those outputs are exact ({exact} of them; the first "
+                f"that can differ is index {start})")
     if "scale missing" in body and err > correctness.LARGEST_NORMAL:
         return (f"max_abs_err {err:g} without the softmax scale: another weighted average of the N(0, 1) values "
                 f"differs from the reference with variance below 1, by at most {correctness.LARGEST_NORMAL:g} over "

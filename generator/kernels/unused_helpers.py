@@ -13,8 +13,6 @@ compile, so the kernels' code, registers and shared memory are what they were.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
 from generator.kernels import scanner
 
 # A placeholder on a line of its own (`{{PRELUDE}}`, `{{TUNED_CONSTANTS}}`) stands for whole statements: to the
@@ -26,7 +24,6 @@ _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
-@lru_cache(maxsize=None)
 def pruned(texts: tuple[str, ...]) -> tuple[str, ...]:
     """`texts` (one translation unit's template texts) without the helpers nothing in the unit names."""
     while True:

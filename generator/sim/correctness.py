@@ -176,13 +176,14 @@ def is_attention(task) -> bool:
 SOFTMAX_SCALE_MISSING = "softmax scale missing: each output another weighted average of the values"
 
 
-def softmax_scale_exact(task) -> int:
-    """How many leading elements of each [queries, D] block stay exact without the softmax scale: a causal
-    prefill's first query sees only its own key, whose weight is 1 at any temperature (its D outputs are that key's
-    value row); every other attention query sees two keys or more. The report's mismatches and first bad index
-    follow (`failed_text`; `check.reports` holds them to it)."""
+def softmax_scale_exact(task) -> tuple[int, int]:
+    """(outputs that stay exact without the softmax scale, the first index that can differ): a causal prefill's
+    first query of each [queries, D] block sees only its own key, whose weight is 1 at any temperature (its D
+    outputs are that key's value row), so R blocks x D outputs stay exact from index D on; every other attention
+    query sees two keys or more: (0, 0). The report's mismatches and first bad index follow (`failed_text`;
+    `check.reports` holds them to it)."""
     dims = OPS[task.op].dims(task.shape_dict())
-    return dims["D"] if dims.get("CAUSAL") else 0
+    return (dims["R"] * dims["D"], dims["D"]) if dims.get("CAUSAL") else (0, 0)
 
 
 def softmax_scale_error(u: float) -> float:
@@ -341,10 +342,8 @@ def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -
         first = int(3 * u[1])
         if is_attention(task):             # every site drops the softmax scale: a bounded error, no ratio
             err, where = softmax_scale_error(u[2]), SOFTMAX_SCALE_MISSING
-            exact = softmax_scale_exact(task)      # a causal prefill's first query of each (batch, head) block
-            if exact:
-                blocks = OPS[task.op].dims(task.shape_dict())["R"]
-                bad, first = min(bad, n - blocks * exact), exact + first
+            exact, start = softmax_scale_exact(task)      # a causal prefill's first query of each block
+            bad, first = min(bad, n - exact), start + first
         else:
             factor = OUTPUT_SCALE_RATIOS.get((task.op, task.impl))
             if factor is None:

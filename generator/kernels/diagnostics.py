@@ -152,8 +152,8 @@ def _uninstantiated(code: str, skip: tuple[int, int]) -> tuple[tuple[int, int], 
     when that text calls a function template (its only instantiation may be there); else the render's own."""
     templates = _function_templates(code)
     if not any(m.group(1) in templates for m in scanner.CALLED.finditer(code, skip[0], skip[1])):
-        return scanner.dead_ranges(code)          # (the code view of a code view is itself)
-    return scanner.dead_ranges(code[:skip[0]] + " " * (skip[1] - skip[0]) + code[skip[1]:])
+        return scanner.dead_code_ranges(code)
+    return scanner.dead_code_ranges(code[:skip[0]] + " " * (skip[1] - skip[0]) + code[skip[1]:])
 
 
 @lru_cache(maxsize=64)

@@ -197,9 +197,11 @@ def skip_space_back(code: str, j: int) -> int:
     return j
 
 
-def function_defs(code: str) -> list[tuple[str, bool, int, int]]:
+@lru_cache(maxsize=64)
+def function_defs(code: str) -> tuple[tuple[str, bool, int, int], ...]:
     """(name, is a template, body start, body end) of every function definition: each block whose `{`
-    follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex."""
+    follows `name(...)` (or `name(...) const`), found from the block list rather than by one big regex. Cached per
+    code: a render's dead code and its function templates both read them."""
     opens, closes, _parents = blocks(code)
     defs = []
     for o, c in zip(opens, closes):
@@ -215,7 +217,7 @@ def function_defs(code: str) -> list[tuple[str, bool, int, int]]:
         start = name[0]
         head = max(code.rfind(ch, 0, start) for ch in ";{}") + 1
         defs.append((code[start:name[1]], TEMPLATE_HEAD.search(code, head, start) is not None, o + 1, c))
-    return defs
+    return tuple(defs)
 
 
 def opening_paren(code: str, close: int) -> int:
@@ -251,11 +253,17 @@ def name_before(code: str, lo: int, end: int) -> tuple[int, int] | None:
 CALLED = re.compile(r"(?=[A-Za-z_])\b([A-Za-z_]\w*+)\s*+(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
 
 
-@lru_cache(maxsize=64)
 def dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
     """Bodies of function templates nothing compiled instantiates. nvcc does not even diagnose them, so a
-    fault there is no fault: reachable = non-template functions, then templates named from reachable code."""
-    code = code_view(text, "cuda")
+    fault there is no fault."""
+    return dead_code_ranges(code_view(text, "cuda"))
+
+
+@lru_cache(maxsize=64)
+def dead_code_ranges(code: str) -> tuple[tuple[int, int], ...]:
+    """`dead_ranges` of a code view (`code_view` output), cached per code: the fault sites and the unreferenced
+    variables of one render ask for the same. Reachable = non-template functions, then templates named from
+    reachable code."""
     defs = function_defs(code)
     live = [d for d in defs if not d[1]]
     reached = {d[0] for d in live}

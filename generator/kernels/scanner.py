@@ -124,10 +124,12 @@ def whole_word(code: str, name: str, start: int, end: int):
 
 
 def skip_space(code: str, j: int, end: int) -> int:
-    """The first offset at or after j that is no space (`end` if none before it)."""
-    while j < end and code[j].isspace():
-        j += 1
-    return j
+    """The first offset at or after j that is no space (`end` if none before it): one regex match, not a loop over
+    the characters (`\s` is str.isspace)."""
+    return SPACES.match(code, j, end).end() if j < end else j
+
+
+SPACES = re.compile(r"\s*")
 
 
 # CUDA keyword macros as nvcc's preprocessor expands them (the front end prints preprocessed lines).
@@ -266,15 +268,19 @@ def dead_code_ranges(code: str) -> tuple[tuple[int, int], ...]:
     reachable code."""
     defs = function_defs(code)
     live = [d for d in defs if not d[1]]
+    templates: dict[str, list] = {}          # name -> its template definitions, in order
+    for d in defs:
+        if d[1]:
+            templates.setdefault(d[0], []).append(d)
     reached = {d[0] for d in live}
-    unreached = {d[0] for d in defs if d[1]} - reached
+    unreached = templates.keys() - reached
     while live and unreached:        # once every template is named, the rest of the code cannot change the answer
         _name, _tmpl, start, end = live.pop()
         for m in CALLED.finditer(code, start, end):
             if m.group(1) not in reached:
                 reached.add(m.group(1))
                 unreached.discard(m.group(1))
-                live += [d for d in defs if d[0] == m.group(1) and d[1]]
+                live += templates.get(m.group(1), ())
                 if not unreached:
                     break
     return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)

@@ -628,17 +628,28 @@ def _substitution_note_args(code: str, m: re.Match) -> list[str] | None:
     """The explicit arguments of call `m`, one repeated (the fault's edit), as EDG's note #3323-D prints them: a
     class name as written, an expression as `<expression>`; None when EDG's report of the edited call is not
     known that exactly (an overloaded template, another argument, an argument list without declared types)."""
-    if function_templates(code).get(m.group(1)) != 1 or _call_arg_types(code, m.end() - 1) is None:
+    if function_templates(code).get(m.group(1)) != 1:
         return None
     shown = []
     for arg in _split_args(m.group(2)):
-        if _NAME.fullmatch(arg) and re.search(rf"\b(?:struct|class)\s+{arg}\b", code):
+        if _NAME.fullmatch(arg) and arg in _class_names(code):
             shown.append(arg)
         elif _EXPRESSION.search(arg) and not _NAME.fullmatch(arg):
             shown.append("<expression>")
         else:
             return None
-    return shown + shown[-1:]
+    # (the call's argument types last: most explicit argument lists, `<128>` or `<float>`, end the check before)
+    return None if _call_arg_types(code, m.end() - 1) is None else shown + shown[-1:]
+
+
+@lru_cache(maxsize=64)
+def _class_names(code: str) -> frozenset[str]:
+    """The names written after `struct` or `class`, once per code (rather than a search of the code compiled per
+    argument): the lookahead takes the whole name without consuming it, so `class struct X` yields both."""
+    return frozenset(_CLASS_NAME.findall(code))
+
+
+_CLASS_NAME = re.compile(r"\b(?:struct|class)\s+(?=([A-Za-z_]\w*))")
 
 
 def _substitution_note(source: Source, code: str, m: re.Match) -> str:
@@ -718,9 +729,8 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
     args = _split_args(code[paren + 1:i])
     if not all(_INT_LITERAL.fullmatch(a) or _NAME.fullmatch(a) for a in args):
         return None                      # an expression: no declared name to read its type from
-    decls = {}
-    for m in DECLARED.finditer(code[:paren]):
-        decls[m.group(2)] = m.group(1)
+    starts, declared = _declared(code)
+    decls = dict(declared[:bisect.bisect_left(starts, paren)])     # the last one of a name before the call wins
     out = []
     for a in args:
         if _INT_LITERAL.fullmatch(a):
@@ -730,6 +740,15 @@ def _call_arg_types(code: str, paren: int) -> list[str] | None:
         else:
             return None
     return out
+
+
+@lru_cache(maxsize=64)
+def _declared(code: str) -> tuple[list[int], list[tuple[str, str]]]:
+    """(offsets, (name, type)) of the DECLARED matches of `code`, in order: found once per code, not before each
+    call asked about. Those starting before a call's `(` are what a search of the code up to it finds (a match holds
+    only word characters, spaces and `*`, so none reaches past the `(`)."""
+    matches = list(DECLARED.finditer(code))
+    return [m.start() for m in matches], [(m.group(2), m.group(1)) for m in matches]
 
 
 def _int_eval(expr: str, macros: dict[str, str]) -> int | None:

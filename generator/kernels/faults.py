@@ -18,7 +18,6 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate
 from typing import Callable
 
 from generator.catalog.hardware import GPUS
@@ -423,19 +422,24 @@ class _SemicolonSites:
 
 
 def _semicolon_candidates(code: str, text: str) -> list[tuple[int, int]]:
-    """(offset of the `;`, offset of the next statement's token) of each plain statement followed by another."""
+    """(offset of the `;`, offset of the next statement's token) of each plain statement followed by another. Only
+    the lines ending in `;` are read (the regex finds them); the brace depth before each is counted in C from the
+    last one's start."""
     lines = code.split("\n")
     raw_lines = text.split("\n")
-    offsets = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
     sites = []
-    depth = 0
-    for i, ln in enumerate(lines):
+    depth = i = start = 0
+    for semi in _LINE_END_SEMICOLON.finditer(code):
+        line_start = code.rfind("\n", 0, semi.start()) + 1
+        i += code.count("\n", start, line_start)
+        depth += code.count("{", start, line_start) - code.count("}", start, line_start)
+        start = line_start
+        ln = lines[i]
         s = ln.strip()
         at_file_scope = depth == 0
-        depth += ln.count("{") - ln.count("}")
         # (an alias run on into a declaration, `using L = Lanes<Op>` `float dot = 0.f;`, is nvcc's "invalid
         # combination of type specifiers", not its missing ';')
-        if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}", "using ", "typedef "))
+        if (at_file_scope or s in ("};", ";") or s.startswith(("for", "}", "using ", "typedef "))
                 or s.count("(") != s.count(")")
                 or _JUMP.search(s) or "{" in s
                 or ("=" not in s and (DECL.match(s) or "__shared__" in s or s.endswith("];")))):
@@ -450,8 +454,12 @@ def _semicolon_candidates(code: str, text: str) -> list[tuple[int, int]]:
         nxt = lines[j].lstrip()
         if not _STATEMENT_START.match(nxt) or _ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
             continue    # (nvcc shows a string literal that the reported line, read from the code view, lacks)
-        sites.append((offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
+        next_start = line_start + sum(len(lines[k]) + 1 for k in range(i, j))
+        sites.append((semi.start(), next_start - 1 + (len(lines[j]) - len(nxt))))
     return sites
+
+
+_LINE_END_SEMICOLON = re.compile(r";[^\S\n]*$", re.M)    # a line's last `;` when nothing but spaces follows it
 
 
 def _draw_missing_semicolon(source: Source, sites: _SemicolonSites, rng) -> tuple:

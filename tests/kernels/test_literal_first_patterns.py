@@ -132,3 +132,45 @@ def test_multiplied_and_called_read_what_their_regex_forms_read():
             assert faults._called(code, head) == ("__global__" in head or len(re.findall(rf"\b{name}\b", code)) > 1)
             heads += 1
     assert names > 500 and heads > 100
+
+
+_SEMICOLON_EDGES = ["void f() {\n  int a = 1;\n  a += 2;  \n  g(a);\n}", "x = 1;\nint k() { y = 2; z(); }\n",
+                    "void h() {\n  p = 1; q = 2;\n\n  #pragma unroll\n  r(3);\n  s(4);\t\n}", "void e() {\n  t = 5;"]
+
+
+def test_semicolon_candidates_read_only_the_lines_ending_in_a_semicolon_as_a_reading_of_every_line_does():
+    """_semicolon_candidates, skipping to the lines whose last character (spaces aside) is `;` and counting the brace
+    depth between them in C, finds what the plain reading of every line finds."""
+    def plain(code, text):
+        lines, raw_lines = code.split("\n"), text.split("\n")
+        offsets = [0]
+        for ln in lines:
+            offsets.append(offsets[-1] + len(ln) + 1)
+        sites, depth = [], 0
+        for i, ln in enumerate(lines):
+            s = ln.strip()
+            at_file_scope = depth == 0
+            depth += ln.count("{") - ln.count("}")
+            if (at_file_scope or not s.endswith(";") or s in ("};", ";") or s.startswith(("for", "}", "using ", "typedef "))
+                    or s.count("(") != s.count(")") or faults._JUMP.search(s) or "{" in s
+                    or ("=" not in s and (faults.DECL.match(s) or "__shared__" in s or s.endswith("];")))):
+                continue
+            j = i + 1
+            while j < len(lines) and not lines[j].strip() and not raw_lines[j].strip().startswith("#"):
+                j += 1
+            if j >= len(lines) or raw_lines[j].strip().startswith("#"):
+                continue
+            nxt = lines[j].lstrip()
+            if not faults._STATEMENT_START.match(nxt) or faults._ELSE_WHILE.match(nxt) or '"' in raw_lines[j]:
+                continue
+            sites.append((offsets[i] + lines[i].rindex(";"), offsets[j] - 1 + (len(lines[j]) - len(nxt))))
+        return sites
+
+    texts = _texts()[len(_EDGES)::2] + _SEMICOLON_EDGES
+    found = 0
+    for text in texts:
+        code = scanner.code_view(text, "cuda")
+        sites = faults._semicolon_candidates(code, text)
+        assert sites == plain(code, text), text[:120]
+        found += len(sites)
+    assert found > 500

@@ -390,6 +390,9 @@ def _make_undefined_identifier(source: Source, sites: _DeclaredNames, choice: tu
 
 
 _JUMP = re.compile(r"\b(return|break|continue)\s*;$")
+# the words `_JUMP` ends with: a line that has none of them before its `;` needs no regex search (which tries every
+# offset of the line: a third of the time of finding the candidates)
+_JUMP_WORDS = ("return", "break", "continue")
 _STATEMENT_START = re.compile(r"[A-Za-z_}]")
 _ELSE_WHILE = re.compile(r"(else|while)\b")
 
@@ -441,7 +444,7 @@ def _semicolon_candidates(code: str, text: str) -> list[tuple[int, int]]:
         # combination of type specifiers", not its missing ';')
         if (at_file_scope or s in ("};", ";") or s.startswith(("for", "}", "using ", "typedef "))
                 or s.count("(") != s.count(")")
-                or _JUMP.search(s) or "{" in s
+                or s[:-1].rstrip().endswith(_JUMP_WORDS) and _JUMP.search(s) or "{" in s
                 or ("=" not in s and (DECL.match(s) or "__shared__" in s or s.endswith("];")))):
             continue    # not a plain statement; a bare declaration or a type alias would run on into the next line
         j = i + 1

@@ -264,26 +264,24 @@ def dead_ranges(text: str) -> tuple[tuple[int, int], ...]:
 @lru_cache(maxsize=64)
 def dead_code_ranges(code: str) -> tuple[tuple[int, int], ...]:
     """`dead_ranges` of a code view (`code_view` output), cached per code: the fault sites and the unreferenced
-    variables of one render ask for the same. Reachable = non-template functions, then templates named from
-    reachable code."""
+    variables of one render ask for the same. Reachable: the non-template functions, then each function template
+    called from reachable code. A call is looked for at its name's whole-word places (str.find), not by CALLED
+    over every body: CALLED matches there exactly where its scan of the body does (no match of it can hold the
+    start of another: its template arguments hold no `(` and no `<<<`)."""
     defs = function_defs(code)
-    live = [d for d in defs if not d[1]]
     templates: dict[str, list] = {}          # name -> its template definitions, in order
     for d in defs:
         if d[1]:
             templates.setdefault(d[0], []).append(d)
-    reached = {d[0] for d in live}
-    unreached = templates.keys() - reached
+    live = [d for d in defs if not d[1]]
+    unreached = templates.keys() - {d[0] for d in live}
     while live and unreached:        # once every template is named, the rest of the code cannot change the answer
         _name, _tmpl, start, end = live.pop()
-        for m in CALLED.finditer(code, start, end):
-            if m.group(1) not in reached:
-                reached.add(m.group(1))
-                unreached.discard(m.group(1))
-                live += templates.get(m.group(1), ())
-                if not unreached:
-                    break
-    return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)
+        for name in [name for name in templates if name in unreached]:
+            if any(CALLED.match(code, at, end) for at in whole_word(code, name, start, end)):
+                unreached.discard(name)
+                live += templates[name]
+    return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name in unreached)
 
 
 def is_word_char(ch: str) -> bool:

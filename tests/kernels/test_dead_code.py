@@ -63,3 +63,37 @@ def test_in_template_is_the_test_of_every_enclosing_head():
         for pos in range(0, len(code), 13):
             assert diagnostics.in_template(code, pos) == any(
                 scanner.TEMPLATE_HEAD.search(diagnostics._head(code, opens[i])) for i in scanner.enclosing(code, pos))
+
+
+_CALL_EDGES = [
+    "template <int N> __device__ int f(int x) { return x; }\n__global__ void k() { g<f<1>>(0); }",
+    "template <int N> __device__ int f(int x) { return x; }\n__global__ void k() { int y = f<2>(1); }",
+    "template <int N> __device__ int f(int x) { return x; }\ntemplate <int M> __device__ int h() { return f<M>(0); }\n"
+    "__global__ void k() { myf(1); f_(2); h<3>(); }",
+    "template <typename T> __global__ void kern(T* p) { }\nvoid launch_k(float* p) { kern<float> <<<1, 1>>>(p); }",
+    "template <int N> __device__ void a() { b<N>(); }\ntemplate <int N> __device__ void b() { a<N>(); }\n"
+    "__global__ void k() { }",
+]
+
+
+def test_dead_code_ranges_follow_the_calls_a_scan_of_each_body_finds():
+    """dead_code_ranges, looking for each unreached template's calls by its name, finds what the plain reachability
+    does: the non-template functions, then every function template a CALLED match in reachable code names."""
+    def plain(code):
+        defs = scanner.function_defs(code)
+        live = [d for d in defs if not d[1]]
+        reached = {d[0] for d in live}
+        while live:
+            _name, _tmpl, start, end = live.pop()
+            for m in scanner.CALLED.finditer(code, start, end):
+                if m.group(1) not in reached:
+                    reached.add(m.group(1))
+                    live += [d for d in defs if d[0] == m.group(1) and d[1]]
+        return tuple((start, end) for name, tmpl, start, end in defs if tmpl and name not in reached)
+
+    codes = [scanner.code_view(source.text, "cuda") for source in _renders(60)] + _CALL_EDGES
+    dead = 0
+    for code in codes:
+        assert scanner.dead_code_ranges(code) == plain(code), code[:120]
+        dead += len(plain(code))
+    assert dead >= 62

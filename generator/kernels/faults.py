@@ -660,7 +660,9 @@ def _class_names(code: str) -> frozenset[str]:
     return frozenset(_CLASS_NAME.findall(code))
 
 
-_CLASS_NAME = re.compile(r"\b(?:struct|class)\s+(?=([A-Za-z_]\w*))")
+# the plain `\b(?:struct|class)\s+(?=...)` with the word boundary checked after each literal, so the regex engine skips
+# to an `s` or a `c` (~15x faster; tests/kernels/test_literal_first_patterns.py)
+_CLASS_NAME = re.compile(r"(?:struct(?<!\wstruct)|class(?<!\wclass))\s+(?=([A-Za-z_]\w*))")
 
 
 def _substitution_note(source: Source, code: str, m: re.Match) -> str:

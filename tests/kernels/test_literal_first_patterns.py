@@ -17,13 +17,14 @@ from generator.kernels.style import draw_style
 _PLAIN = {
     "diagnostics._NAMESPACE_CONSTANT": r"^constexpr\s+[\w:]+\s+([A-Za-z_]\w*)\s*=",
     "scanner.TEMPLATE_HEAD": r"\btemplate\s*<",
+    "faults._CLASS_NAME": r"\b(?:struct|class)\s+(?=([A-Za-z_]\w*))",
     "faults._KERNEL": r"(?:template\s*<([^{;]*?)>\s*)?__global__\s+(?:void\s+)?"
                r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{",
 }
 _EDGES = ["template <int N> __global__ void k(int x) {}", "template <int N>\n__device__ void h() {}\n__global__ k(float a) {",
           "template <typename T, int N> __global__ void __launch_bounds__(128) k2(T* p) {", "__global__ void z() {",
           "template <int N> __device__ void f(int);\n__global__ void g() {}", "a_template<int> x; template<int M>",
-          "constexpr int A = 1;\nconstexpr int B = 2;", "x constexpr int C = 3;\n constexpr int D = 4;\n\nconstexpr E = 5;"]
+          "constexpr int A = 1;\nconstexpr int B = 2;", "struct A {}; class  B; mystruct C; struct\tstruct D; xclass E", "x constexpr int C = 3;\n constexpr int D = 4;\n\nconstexpr E = 5;"]
 
 
 def _texts() -> list[str]:

@@ -897,7 +897,9 @@ def _barrier_sites(source: Source) -> list[Edit]:
 # One axis of a launch grid as a ceiling division: CUDA `dim3 grid(..., (E + B - 1) / B, ...)` (a `(unsigned)` cast
 # allowed), Triton `grid = (..., triton.cdiv(E, B), ...)`; an axis that multiplies two divisions (a 1-D grid over
 # tiles) is no site: which tiles it drops depends on the kernel's tile order.
-_GRID = {"cuda": re.compile(r"\bdim3\s+grid\s*\("), "triton": re.compile(r"(?<![\w.])grid\s*=\s*\(")}
+# `\bdim3\s+grid\s*\(` and `(?<![\w.])grid\s*=\s*\(` with the check before the literal made after it, so the regex
+# engine skips to each `dim3` / `grid` (~100x faster over a render; tests/kernels/test_literal_first_patterns.py)
+_GRID = {"cuda": re.compile(r"dim3(?<!\wdim3)\s+grid\s*\("), "triton": re.compile(r"grid(?<![\w.]grid)\s*=\s*\(")}
 _GRID_AXIS = {"cuda": re.compile(r"(?P<cast>\(unsigned\)\s*\()?(?P<div>\((?P<extent>\w+)\s*\+\s*(?P<block>\w+)"
                                   r"\s*-\s*1\)\s*/\s*(?P=block))(?(cast)\))"),
               "triton": re.compile(r"(?P<div>triton\.cdiv\((?P<extent>\w+),\s*(?P<block>\w+)\))")}

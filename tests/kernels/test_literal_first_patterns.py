@@ -51,6 +51,22 @@ def test_a_literal_first_pattern_finds_what_its_plain_pattern_finds(name):
     assert found > 20
 
 
+_GRID_EDGES = ["dim3 grid(1, 2);", "xdim3 grid(1);", "dim3  grid (a)", "  grid = (1,)", "self.grid = (2,)", "mygrid = (3,)",
+               "grid=(n,)", "grid == (1,)"]
+
+
+def test_the_literal_first_grid_patterns_find_what_their_plain_patterns_find():
+    plain = {"cuda": re.compile(r"\bdim3\s+grid\s*\("), "triton": re.compile(r"(?<![\w.])grid\s*=\s*\(")}
+    texts = {"cuda": _texts(), "triton": _triton_codes()}
+    for lang, pattern in plain.items():
+        found = 0
+        for text in texts[lang] + _GRID_EDGES:
+            matches = [m.span() for m in faults._GRID[lang].finditer(text)]
+            assert matches == [m.span() for m in pattern.finditer(text)], text[:120]
+            found += len(matches)
+        assert found > 20, lang
+
+
 _PLAIN_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*(?:\\\n[^\n]*)*',
                              re.S | re.M)
 _VIEW_EDGES = ["#include <a.h>\nint x; // c", "  # define A 1 \\\n  + 2\nint y = A;", "/* c */\n#pragma unroll\nfor (;;) {}",

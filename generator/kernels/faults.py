@@ -135,7 +135,7 @@ def typo_options(name: str) -> tuple[str, ...]:
                  and not o.startswith("__") and re.fullmatch(r"[A-Za-z_]\w*", o))
 
 
-def _typo(name: str, rng, taken: set[str]) -> str | None:
+def _typo(name: str, rng, taken: scanner.NamesOf) -> str | None:
     """A misspelling of `name` that is no name of the source (`taken`)."""
     options = [o for o in typo_options(name) if o not in taken]
     return options[_index(rng, len(options))] if options else None
@@ -294,7 +294,7 @@ class _DeclaredNames:
         self.text = source.text
         self.code = scanner.code_view(source.text, "cuda")
         self.decls = [(name, pos) for _typ, name, pos in _declarations(self.code) if len(name) >= 3]
-        self.taken = scanner.identifiers(source.text)
+        self.taken = scanner.NamesOf(source.text)
         self._uses: dict[int, list[tuple[str, int]]] = {}
 
     def uses(self, i: int) -> list[tuple[str, int]]:
@@ -1206,7 +1206,7 @@ def triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
                       if code[at - 1] != "." and not _assigned(code, at, at + len(var), end)]
         sites += [("arange", start, m.start(), m) for m in
                   re.finditer(r"tl\.arange\(\s*0\s*,\s*([A-Za-z_]\w*|\d+)\s*\)", code[:end]) if m.start() > start]
-    return sites, scanner.identifiers(source.text)
+    return sites, scanner.NamesOf(source.text)
 
 
 def _draw_triton_compilation_error(source: Source, sites: tuple, rng) -> tuple:

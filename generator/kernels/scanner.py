@@ -53,6 +53,21 @@ def identifiers(code: str) -> set[str]:
     return {w.decode() for w in set(code.encode().translate(WORD_BYTES_ELSE_SPACE).split()) if w[0] in NAME_START_BYTES}
 
 
+class NamesOf:
+    """The names of a text, asked one at a time: `name in NamesOf(text)` is `name in identifiers(text)` (a whole run
+    of word characters that starts with `[A-Za-z_]`), found by a whole-word search for that name. A fault asks only
+    whether a misspelling's few options are taken, which costs less than splitting the whole text (~0.4 ms)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __contains__(self, name: str) -> bool:
+        return name[:1] in ASCII_NAME_START and all(map(is_word_char, name)) \
+            and next(whole_word(self.text, name, 0, len(self.text)), None) is not None
+
+
 WORD_BYTES_ELSE_SPACE = bytes(b if b < 128 and (chr(b).isalnum() or b == ord("_")) else ord(" ") for b in range(256))
 
 

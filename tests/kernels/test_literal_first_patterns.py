@@ -191,3 +191,24 @@ def test_semicolon_candidates_read_only_the_lines_ending_in_a_semicolon_as_a_rea
         assert sites == plain(code, text), text[:120]
         found += len(sites)
     assert found > 500
+
+
+_NAME_EDGES = ["int café = 1; x_é2 = 3; éabc = 4; _ = 0;", "a1 _b 9c b9 (x)+y->z", "tail_name"]
+
+
+def test_names_of_answers_as_the_identifier_set_does():
+    """scanner.NamesOf (a whole-word search per name asked) holds a name exactly when scanner.identifiers has it:
+    for every identifier of styled renders, the misspellings the faults ask about, and non-names."""
+    texts = _texts()[len(_EDGES)::2] + _triton_codes() + _NAME_EDGES
+    held = missing = 0
+    for text in texts:
+        ids = scanner.identifiers(text)
+        asked = set(ids) | {"", "9c", "é", "éabc", "caf", "x_é", "b 9", "a-b"}
+        for name in sorted(ids)[:40]:
+            asked.update(faults.typo_options(name))
+        names = scanner.NamesOf(text)
+        for name in asked:
+            assert (name in names) == (name in ids), (name, text[:80])
+        held += len(ids)
+        missing += len(asked - ids)
+    assert held > 5000 and missing > 5000

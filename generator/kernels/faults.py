@@ -1192,7 +1192,7 @@ _TUPLE_HEAD = re.compile(r"[ \t]*(?:[A-Za-z_]\w*[ \t]*,[ \t]*)*")      # the lin
 _TUPLE_TAIL = re.compile(r"(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*,?[ \t]*=(?!=)")   # and after it
 
 
-def triton_error_sites(source: Source) -> tuple[list[tuple], set[str]]:
+def triton_error_sites(source: Source) -> tuple[list[tuple], scanner.NamesOf]:
     """Uses of a kernel's local names (to misspell) and `tl.arange` bounds (to make not a power of 2); and the
     names the source already has."""
     code = scanner.code_view(source.text, "triton")

@@ -107,6 +107,11 @@ def peak_path(task) -> str:
     return "fp16_cuda" if c.peak > c.cc_rate else "fp32_cuda"
 
 
+def bound(task) -> str:
+    """"memory" or "compute": the side of the roofline the task sits on, the one every report of it leads with."""
+    return _ctx(task).bound
+
+
 def achieved(task, time_ms: float) -> dict:
     """What a measured time means: fraction of peak bandwidth, TFLOPS, fraction of peak compute, the bound."""
     return dict(zip(("bandwidth_frac", "tflops", "compute_frac", "bound"), achieved_values(task, time_ms)))

@@ -120,26 +120,39 @@ def _facts(task) -> tuple[int, float, float, int]:
     return output_elements(task), magnitude, u, length
 
 
-@lru_cache(maxsize=4096)
 def accumulation_error(task, variant=None, params: tuple = ()) -> float:
     """Relative error the reduction of one output adds, as `variant` (with `params`, an items tuple) sums it; no
     variant: one fp32 chain over the whole reduction. Chains of n terms in unit u and the fp32 additions that
     combine them (tree levels, split partials, promoted blocks) are independent errors: their variances add."""
-    length = _facts(task)[3]
     if variant is None:
-        return FP32_U * math.sqrt(length)
-    p = dict(params)
+        return FP32_U * math.sqrt(_facts(task)[3])
+    return _variant_error(task, variant, dict(params))
+
+
+def _variant_error(task, variant, p: dict) -> float:
+    """`accumulation_error` of a variant, its params a dict: the ok report's path on every passing step (a new
+    configuration nearly every step, so nothing to cache per configuration; what the task and variant fix is)."""
+    length, lanes_of, hopper_fp8 = _summation(task, variant)
     splits = p.get("SPLIT_K", p.get("SPLITS", 1))
-    lanes = min(length, _TREE_LANES[variant.kernel_class, variant.tag](p)) if (
-        task.impl == "cuda" and (variant.kernel_class, variant.tag) in _TREE_LANES) else 1
+    lanes = min(length, lanes_of(p)) if lanes_of is not None else 1
     chain, combine, unit = max(1.0, length / (splits * lanes)), splits - 1 + math.log2(lanes), FP32_U
-    if _hopper_fp8_mma(task, variant):
+    if hopper_fp8:
         unit = FP8_TC_ACC_U
         block = _promotion_block(task, variant, p)
         if block is not None and block < chain:
             combine += length / block        # each block's partial added into fp32 on the CUDA cores
             chain = block
     return math.sqrt(unit * unit * chain + FP32_U * FP32_U * combine)
+
+
+@lru_cache(maxsize=1024)
+def _summation(task, variant) -> tuple:
+    """Cached per (task, variant): what `_variant_error` reads besides the params, namely the reduction length,
+    the tree's lanes as a function of the params (None: every output one thread's chain), and whether e4m3
+    products add on Hopper's tensor cores."""
+    tree = (variant.kernel_class, variant.tag)
+    lanes_of = _TREE_LANES.get(tree) if task.impl == "cuda" else None
+    return _facts(task)[3], lanes_of, _hopper_fp8_mma(task, variant)
 
 
 def _hopper_fp8_mma(task, variant) -> bool:
@@ -262,17 +275,17 @@ def configuration_draw(task, variant=None, params=None) -> float:
     """A uniform in [0, 1) fixed by the task and the candidate's configuration (variant tag, params): the harness
     runs a deterministic kernel on fixed inputs, so resubmitting the same configuration gives the same error (0.6.3
     drew it per step: byte-identical resubmissions reported different errors, row audit)."""
-    # repr((task, tag, sorted items)), its task and params parts cached: their reprs cost ~4 us on every ok step
+    # repr((task, tag, sorted items)), its task-and-tag and params parts cached: their reprs cost ~4 us a step
     params = params or {}
-    key = (f"({_task_repr(task)}, {variant.tag if variant is not None else None!r}, "
+    key = (f"{_draw_prefix(task, variant.tag if variant is not None else None)}"
            f"{_params_repr(tuple(params.items()), tuple(map(type, params.values())))})")
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") / 2.0 ** 64
 
 
-@lru_cache(maxsize=256)
-def _task_repr(task) -> str:
-    """repr(task): the same every step of its session or episodes."""
-    return repr(task)
+@lru_cache(maxsize=1024)
+def _draw_prefix(task, tag: str | None) -> str:
+    """`(repr(task), repr(tag), `: the same on every step of a variant in its session or episodes."""
+    return f"({task!r}, {tag!r}, "
 
 
 @lru_cache(maxsize=8192)
@@ -294,28 +307,29 @@ def ok_text(task, u: float, variant=None, params=None) -> str:
             atol = TOLERANCES["fp32"][0]
             return line + f"; topk_weights max_abs_err = {FP32_U * (1 + 3 * u):.3g}, atol = {atol:g})"
         return line + ", same Philox seeds)"
-    atol, rtol = TOLERANCES[task.dtype]
     if task.op in FP8_QUANT_OPS:
         # xq * scale against x: the largest error is half the e4m3 spacing of the top binade, scaled back by
         # amax / 448, at an element of that binade (|x| in [256, 448) * amax / 448: amax itself is exact)
         err = magnitude * E4M3_TOP_ULP / 2 / E4M3_MAX
         worst = magnitude * (E4M3_TOP_BINADE + (E4M3_MAX - E4M3_TOP_BINADE) * u) / E4M3_MAX
-        return _ok_line(err, err / worst, atol, rtol)
+        return _ok_line(task) % (err, err / worst)
     if task.op in INT8_QUANT_OPS:
         # over millions of elements some lie halfway between two levels: the error is half a scale, at an element
         # placed like the other reports' worst element, in the upper half of the range
         err = magnitude / INT8_MAX / 2
         worst = magnitude * (0.5 + 0.5 * u)
-        return _ok_line(err, err / worst, atol, rtol)
-    unit = out_u + accumulation_error(task, variant, tuple(params.items()) if params else ())
+        return _ok_line(task) % (err, err / worst)
+    unit = out_u + (accumulation_error(task) if variant is None else _variant_error(task, variant, params or {}))
     rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
-    return _ok_line(rel * magnitude, rel, atol, rtol)
+    return _ok_line(task) % (rel * magnitude, rel)
 
 
-def _ok_line(abs_err: float, rel_err: float, atol: float, rtol: float) -> str:
-    """A float check's passing line: the largest error, that element's relative error, the tolerance."""
-    return (f"correctness: ok (max_abs_err = {abs_err:.3g}, max_rel_err = {rel_err:.3g}; "
-            f"atol = {atol:g}, rtol = {rtol:g})")
+@lru_cache(maxsize=256)
+def _ok_line(task) -> str:
+    """A float check's passing line as a %-format of (the largest error, that element's relative error), the
+    task's tolerance in place: cached per task, one format pass per passing step (the same text as f-strings)."""
+    atol, rtol = TOLERANCES[task.dtype]
+    return "correctness: ok (max_abs_err = %.3g, max_rel_err = %.3g; " + f"atol = {atol:g}, rtol = {rtol:g})"
 
 
 def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -> str:

@@ -72,28 +72,30 @@ def ms_text(ms: float) -> str:
 
 
 @lru_cache(maxsize=256)
-def _report_constants(task) -> tuple[float, str]:
-    """What a task's every benchmark report repeats: its GPU's DRAM peak and that peak's text."""
+def _report_form(task) -> tuple[float, str]:
+    """Cached per task (every ok step of its session asks): its GPU's DRAM peak, and the benchmark report as a
+    %-format with what the task fixes already in place: the achieved line of its roofline side (`perf`'s bound is
+    the task's) and the peak's text. One pass over it per step (the same text as f-string specs)."""
     dram_gbps = GPUS[task.gpu].dram_gbps
-    return dram_gbps, f"({dram_gbps:.0f} GB/s); "
+    if perf.bound(task) == "memory":
+        achieved = ("achieved: %.0f GB/s = %.1f%% of peak DRAM bandwidth " + f"({dram_gbps:.0f} GB/s); "
+                    + "%.2f TFLOPS")
+    else:
+        achieved = "achieved: %.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth"
+    return dram_gbps, ("compile: ok\n%s\ntime: %s ms (median of 100 runs)\nspeedup: %.2fx vs baseline (%s ms)%s\n"
+                       + achieved)
 
 
 def _benchmark(task, time_ms, baseline_ms, best_ms, variant, params) -> str:
-    # %-formatting: one pass over the template for all the numbers (the same text as f-string specs, ~0.3 us less)
-    dram_gbps, dram_text = _report_constants(task)
+    dram_gbps, form = _report_form(task)
     check = correctness.ok_text(task, correctness.configuration_draw(task, variant, params), variant, params)
     bandwidth_frac, tflops, compute_frac, bound = perf.achieved_values(task, time_ms)
     best = ", %.2fx vs best so far (%s ms)" % (best_ms / time_ms, ms_text(best_ms)) if best_ms is not None else ""
+    head = (check, ms_text(time_ms), baseline_ms / time_ms, ms_text(baseline_ms), best)
     bw = bandwidth_frac * dram_gbps
     if bound == "memory":
-        achieved = "achieved: %.0f GB/s = %.1f%% of peak DRAM bandwidth %s%.2f TFLOPS" % (
-            bw, 100 * bandwidth_frac, dram_text, tflops)
-    else:
-        achieved = "achieved: %.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
-            tflops, 100 * compute_frac, bw, 100 * bandwidth_frac)
-    return ("compile: ok\n%s\ntime: %s ms (median of 100 runs)\n"
-            "speedup: %.2fx vs baseline (%s ms)%s\n%s") % (
-        check, ms_text(time_ms), baseline_ms / time_ms, ms_text(baseline_ms), best, achieved)
+        return form % (*head, bw, 100 * bandwidth_frac, tflops)
+    return form % (*head, tflops, 100 * compute_frac, bw, 100 * bandwidth_frac)
 
 
 def feedback_text(task, expected, time_ms=None, baseline_ms=None, best_ms=None, rng=None, variant=None,

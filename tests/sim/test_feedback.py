@@ -9,6 +9,7 @@ import pytest
 from generator.sim import feedback
 from generator.sim.workbench import sig
 from generator.kernels.faults import Expected
+from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import all_tasks
 
 TASK = next(t for t in all_tasks() if t.op == "rmsnorm" and t.impl == "cuda" and t.gpu == "h100")
@@ -79,6 +80,27 @@ def test_benchmark_report_uses_perf_achieved():
     assert f"{100 * frac:.1f}% of peak DRAM bandwidth" in text
     with pytest.raises(ValueError, match="needs time_ms"):
         feedback.feedback_text(TASK, ok)
+
+
+def test_benchmark_report_leads_with_the_tasks_roofline_side():
+    """The achieved line names first the side of the roofline the task sits on (`perf.bound`, fixed per task and
+    built into the task's report once): GB/s for a memory-bound task, TFLOPS for a compute-bound one."""
+    from generator.catalog import perf
+
+    ok = Expected("ok", None, "check", None, "")
+    sides = set()
+    for task in all_tasks():
+        a = perf.achieved(task, 1.0)
+        side = perf.bound(task)
+        assert side == ("memory" if a["bandwidth_frac"] >= a["compute_frac"] else "compute"), task
+        if side not in sides:
+            sides.add(side)
+            t = perf.roofline_ms(task) * 2
+            achieved = feedback.feedback_text(task, ok, time_ms=t, baseline_ms=3 * t, rng=_rng()).splitlines()[-1]
+            first = "%.0f GB/s" % (perf.achieved(task, t)["bandwidth_frac"] * GPUS[task.gpu].dram_gbps) if (
+                side == "memory") else "%.1f TFLOPS" % perf.achieved(task, t)["tflops"]
+            assert achieved.startswith(f"achieved: {first} = "), (task, achieved)
+    assert sides == {"memory", "compute"}
 
 
 @pytest.mark.parametrize("time_ms,baseline_ms", [(0.0038548, 0.0052758), (0.0032125, 0.0064869), (0.012345, 0.1),

@@ -45,10 +45,30 @@ SYSTEM_PROMPT = (
 )
 
 
+class _Space:
+    """A variant's configurations numbered in all_params order, with their one-parameter moves as numbers: the
+    engineer's bookkeeping (tried, blocked, neighbours) then hashes ints, not params item tuples, on every step.
+    Built once per catalog variant (_space)."""
+
+    def __init__(self, variant):
+        self.keys = tuple(tuple(p.items()) for p in variant.all_params())   # params item tuples, by number
+        self.number = {key: i for i, key in enumerate(self.keys)}
+        self.radices = tuple(len(values) for values in variant.params.values())
+
+    def near(self, i: int, reach: int) -> list[int]:
+        """The configurations `reach` value-index steps from configuration i in one parameter, per parameter the
+        lower then the higher (all_params is a product: the last parameter varies fastest)."""
+        moves, stride = [], len(self.keys)
+        for radix in self.radices:
+            stride //= radix
+            at = i // stride % radix
+            moves += [i + d * stride for d in (-reach, reach) if 0 <= at + d < radix]
+        return moves
+
+
 @lru_cache(maxsize=512)
-def _space(variant) -> tuple[tuple, ...]:
-    """Every configuration of the variant as params item tuples (the `tried` keys), in all_params order."""
-    return tuple(tuple(p.items()) for p in variant.all_params())
+def _space(variant) -> _Space:
+    return _Space(variant)
 
 
 class _Engineer:
@@ -63,21 +83,23 @@ class _Engineer:
                              f"on {wb.task.gpu}")
         self.steps: list[tuple[str, Outcome, str]] = []
         self.best: Outcome | None = None
-        self.best_key: tuple = ()              # the best's params as a `tried` key
+        self.best_number = -1                  # the best's configuration number (in its variant's _Space)
         self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
-        self.tried: set[tuple] = set()
+        self.spaces = {v.tag: _space(v) for v in wb.variants}
+        self.tried: dict[str, set[int]] = {tag: set() for tag in self.spaces}   # per variant: numbers submitted
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
                                                # (the engineer read why: wb.over_limit)
-        self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
-        self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
+        self.moves: dict[tuple, list] = {}     # (tag, number, reach) -> its neighbours still untried at last ask
+        self.pending: dict[str, list] = {}     # per variant: configuration numbers not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
-        self._frontier: list = []              # per_tag's (outcome, params key) fastest first, less exhausted ones
+        self._frontier: list = []              # per_tag's (outcome, number) fastest first, less exhausted ones
         self._tag_order: list = []             # _untried's: variants that ran, fastest first, then the others
-        # Legal variants in climbing order, and their defaults while untried (late ideas for _untried).
+        # Legal variants in climbing order, and those whose defaults (configuration 0) are untried: late ideas
+        # for _untried.
         self.runnable = tuple(v.tag for v in wb.variants
                               if wb.legal[v.tag] and (not v.dtypes or self.dtype in v.dtypes))
-        self.ideas = [(tag, tuple(wb.defaults(tag).items())) for tag in self.runnable]
+        self.ideas = list(self.runnable)
         # Session character: a few draws make each engineer different.
         self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.5, 50.0)))
         self.patience = int(rng.integers(80, 180))
@@ -95,8 +117,8 @@ class _Engineer:
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
-        key = tuple(params.items())
-        self.tried.add((tag, key))
+        number = self.spaces[tag].number[tuple(params.items())]
+        self.tried[tag].add(number)
         time_ms = out.time_ms
         if time_ms is None:
             expected = out.expected
@@ -104,7 +126,7 @@ class _Engineer:
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
-            self.best, self.best_key = out, key
+            self.best, self.best_number = out, number
         fastest = self.per_tag.get(tag)
         if fastest is None or time_ms < fastest.time_ms:
             self.per_tag[tag] = out
@@ -154,30 +176,25 @@ class _Engineer:
         """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once, one that
         lowers the figure the refusal named (wb.shrunk); none left untried: the engineer moves on."""
         for smaller in self.wb.shrunk(tag, params):
-            if (tag, tuple(smaller.items())) not in self.tried and not self.full:
+            if self.spaces[tag].number[tuple(smaller.items())] not in self.tried[tag] and not self.full:
                 self._step(tag, "tune", smaller)
                 return
 
-    def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
-        """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the
-        `tried` keys). The moves of a (tag, base, reach) are built on its first ask; later asks drop from the
-        last answer what has been tried or blocked since (both only grow), in the same order."""
+    def _neighbours(self, tag: str, base: int, reach: int) -> list[int]:
+        """Untried one-parameter moves of `reach` index steps from configuration number `base`. The moves of a
+        (tag, base, reach) are built on its first ask; later asks drop from the last answer what has been tried or
+        blocked since (both only grow), in the same order."""
         where = (tag, base, reach)
         moves = self.moves.get(where)
         if not moves:
             if moves is not None:          # nothing is ever untried again
                 return moves
-            moves = []
-            for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
-                i = values.index(base[k][1])
-                for j in (i - reach, i + reach):
-                    if 0 <= j < len(values):
-                        moves.append(base[:k] + ((name, values[j]),) + base[k + 1:])
-        tried = self.tried
+            moves = self.spaces[tag].near(base, reach)
+        tried = self.tried[tag]
         if tag in self.launch_failed:
-            moves = [key for key in moves if (tag, key) not in tried and not self._known_limit(tag, key)]
+            moves = [i for i in moves if i not in tried and not self._known_limit(tag, i)]
         else:
-            moves = [key for key in moves if (tag, key) not in tried]
+            moves = [i for i in moves if i not in tried]
         self.moves[where] = moves
         return moves
 
@@ -186,29 +203,33 @@ class _Engineer:
         best candidate of a runner-up variant."""
         best = self.best
         if best is not None and self.rng.random() >= P_EXPLORE:
-            moves = self._moves(best.tag, self.best_key)
+            moves = self._moves(best.tag, self.best_number)
             if moves:
-                return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return best.tag, self._params(best.tag, moves[int(self.rng.integers(len(moves)))]), "tune"
         self._rank()
         frontier = self._frontier
         while frontier:
-            o, key = frontier[0]
-            moves = self._moves(o.tag, key)
+            o, number = frontier[0]
+            moves = self._moves(o.tag, number)
             if moves:
-                return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return o.tag, self._params(o.tag, moves[int(self.rng.integers(len(moves)))]), "tune"
             del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
 
-    def _moves(self, tag: str, key: tuple) -> list[tuple]:
+    def _moves(self, tag: str, number: int) -> list[int]:
         """The untried neighbours one index step away, else two."""
-        return self._neighbours(tag, key, 1) or self._neighbours(tag, key, 2)
+        return self._neighbours(tag, number, 1) or self._neighbours(tag, number, 2)
+
+    def _params(self, tag: str, number: int) -> dict:
+        """Configuration `number` of variant `tag` as a params dict of its own (the engineer's next candidate)."""
+        return dict(self.spaces[tag].keys[number])
 
     def _rank(self) -> None:
         """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after
         per_tag has changed)."""
         if not self._ranked:
             ranked = sorted(self.per_tag.values(), key=lambda o: o.time_ms)
-            self._frontier = [(o, tuple(o.params.items())) for o in ranked]
+            self._frontier = [(o, self.spaces[o.tag].number[tuple(o.params.items())]) for o in ranked]
             self._tag_order = [o.tag for o in ranked] + [tag for tag in self.runnable if tag not in self.per_tag]
             self._ranked = True
 
@@ -216,29 +237,29 @@ class _Engineer:
         """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
         configuration of a legal variant, fastest variants first (skipping, once a variant has failed to
         launch, the configurations that would hit the same limit)."""
-        while self.ideas and self.ideas[0] in self.tried:   # what is tried stays tried
+        while self.ideas and 0 in self.tried[self.ideas[0]]:   # what is tried stays tried
             del self.ideas[0]
         if self.ideas:
-            tag, key = self.ideas[0]
-            return tag, dict(key), "new_variant"
+            return self.ideas[0], self._params(self.ideas[0], 0), "new_variant"
         self._rank()
-        tried = self.tried
         for tag in self._tag_order:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
-                space = _space(self.wb.by_tag[tag])
-                start = int(self.rng.integers(len(space)))
-                pending = self.pending[tag] = list(space[start:] + space[:start])
+                size = len(self.spaces[tag].keys)
+                start = int(self.rng.integers(size))
+                pending = self.pending[tag] = [*range(start, size), *range(start)]
+            tried = self.tried[tag]
             limited = tag in self.launch_failed    # _known_limit asked only where it can say yes
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
-                key = pending.pop()
-                if (tag, key) not in tried and not (limited and self._known_limit(tag, key)):
-                    return tag, dict(key), "tune"
+                number = pending.pop()
+                if number not in tried and not (limited and self._known_limit(tag, number)):
+                    return tag, self._params(tag, number), "tune"
         return None
 
-    def _known_limit(self, tag: str, key: tuple) -> bool:
-        """True when this variant already failed to launch here and params `key` would fail the same way."""
-        return tag in self.launch_failed and self.wb.over_limit(tag, key)
+    def _known_limit(self, tag: str, number: int) -> bool:
+        """True when this variant already failed to launch here and configuration `number` would fail the same
+        way."""
+        return tag in self.launch_failed and self.wb.over_limit(tag, self.spaces[tag].keys[number])
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget, or when

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
+from typing import Callable
 
 TABLE = Path(__file__).with_name("resources.tsv")
 COLUMNS = ("op", "variant", "dtype", "arch", "shape", "params", "threads", "registers", "spill_stores", "smem")
@@ -174,21 +176,41 @@ def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, .
 
 
 @lru_cache(maxsize=1)
-def _triton_recorded() -> tuple[dict[tuple[str, ...], int], dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
-    """The table, per (op, variant) the shape names its rows bind (the same for every row of a pair), and the
-    kernel classes it covers."""
+def _triton_recorded() -> tuple[dict[tuple[str, ...], dict[str, int]], dict[tuple[str, str], tuple[str, ...]],
+                                frozenset[str]]:
+    """The table's bytes per params cell, grouped by the rest of the key (op, variant, dtype, arch, bound shape
+    values); per (op, variant) the shape names its rows bind (the same for every row of a pair); and the kernel
+    classes it covers."""
     _version, rows, classes = read_triton_table()
+    groups: dict[tuple[str, ...], dict[str, int]] = {}
+    for k, shared in rows.items():
+        groups.setdefault(k[:5], {})[k[5]] = shared
     names = {(k[0], k[1]): tuple(c.split("=")[0] for c in k[4].split(",") if c) for k in rows}
-    return rows, names, classes
+    return groups, names, classes
+
+
+@lru_cache(maxsize=1024)
+def _triton_rows(task, variant) -> tuple[dict[str, int], str, Callable] | None:
+    """The recorded bytes of the task's rows of `variant` per params cell, the cell's %-format and the getter of
+    the tile values it writes; None when the pair binds no recorded shape. Built once per (task, variant): each
+    launch check of a Triton candidate then formats one cell, not the whole key."""
+    groups, names, _classes = _triton_recorded()
+    constants = names.get((task.op, variant.tag))
+    if constants is None:
+        return None
+    op, dtype, arch, bound = _task_key(task, constants)
+    tiles = [k for k in variant.params if k not in PLACEMENT]
+    return (groups.get((op, variant.tag, dtype, arch, bound), {}), ",".join(f"{k}=%s" for k in tiles),
+            itemgetter(*tiles))
 
 
 def triton_shared(task, variant, params: dict) -> int | None:
     """Triton's recorded shared memory for the configuration, None when it is not recorded."""
-    rows, names, _classes = _triton_recorded()
-    constants = names.get((task.op, variant.tag))
-    if constants is None:
+    found = _triton_rows(task, variant)
+    if found is None:
         return None
-    return rows.get(triton_key(task, variant, params, constants))
+    rows, cell, tile_values = found
+    return rows.get(cell % tile_values(params))
 
 
 def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> tuple[int, str] | None:

@@ -54,15 +54,20 @@ class _Space:
         self.keys = tuple(tuple(p.items()) for p in variant.all_params())   # params item tuples, by number
         self.number = {key: i for i, key in enumerate(self.keys)}
         self.radices = tuple(len(values) for values in variant.params.values())
+        self._near: dict[tuple[int, int], tuple[int, ...]] = {}   # at most 2 per configuration
 
-    def near(self, i: int, reach: int) -> list[int]:
+    def near(self, i: int, reach: int) -> tuple[int, ...]:
         """The configurations `reach` value-index steps from configuration i in one parameter, per parameter the
-        lower then the higher (all_params is a product: the last parameter varies fastest)."""
-        moves, stride = [], len(self.keys)
-        for radix in self.radices:
-            stride //= radix
-            at = i // stride % radix
-            moves += [i + d * stride for d in (-reach, reach) if 0 <= at + d < radix]
+        lower then the higher (all_params is a product: the last parameter varies fastest). Kept: every session
+        of the variant asks about the same few configurations (its defaults' neighbourhood)."""
+        moves = self._near.get((i, reach))
+        if moves is None:
+            found, stride = [], len(self.keys)
+            for radix in self.radices:
+                stride //= radix
+                at = i // stride % radix
+                found += [i + d * stride for d in (-reach, reach) if 0 <= at + d < radix]
+            moves = self._near[i, reach] = tuple(found)
         return moves
 
 
@@ -84,7 +89,7 @@ class _Engineer:
         self.steps: list[tuple[str, Outcome, str]] = []
         self.best: Outcome | None = None
         self.best_number = -1                  # the best's configuration number (in its variant's _Space)
-        self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
+        self.per_tag: dict[str, tuple[Outcome, int]] = {}  # the fastest ok outcome of each variant, its number
         self.spaces = {v.tag: _space(v) for v in wb.variants}
         self.tried: dict[str, set[int]] = {tag: set() for tag in self.spaces}   # per variant: numbers submitted
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
@@ -128,8 +133,8 @@ class _Engineer:
         if best is None or time_ms < best.time_ms:
             self.best, self.best_number = out, number
         fastest = self.per_tag.get(tag)
-        if fastest is None or time_ms < fastest.time_ms:
-            self.per_tag[tag] = out
+        if fastest is None or time_ms < fastest[0].time_ms:
+            self.per_tag[tag] = out, number
             self._ranked = False
         return out
 
@@ -228,9 +233,9 @@ class _Engineer:
         """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after
         per_tag has changed)."""
         if not self._ranked:
-            ranked = sorted(self.per_tag.values(), key=lambda o: o.time_ms)
-            self._frontier = [(o, self.spaces[o.tag].number[tuple(o.params.items())]) for o in ranked]
-            self._tag_order = [o.tag for o in ranked] + [tag for tag in self.runnable if tag not in self.per_tag]
+            self._frontier = sorted(self.per_tag.values(), key=lambda fastest: fastest[0].time_ms)
+            self._tag_order = [o.tag for o, _ in self._frontier] + [tag for tag in self.runnable
+                                                                     if tag not in self.per_tag]
             self._ranked = True
 
     def _untried(self) -> tuple[str, dict, str] | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 TABLE = Path(__file__).with_name("resources.tsv")
 COLUMNS = ("op", "variant", "dtype", "arch", "shape", "params", "threads", "registers", "spill_stores", "smem")
@@ -44,6 +44,32 @@ def read_tsv(path: Path, columns: tuple[str, ...], counts: int) -> tuple[dict[st
             raise ValueError(f"{path}:{n}: expected {len(columns)} tab-separated cells {columns}")
         rows.append(cells)
     return header, rows
+
+
+class _Cells(NamedTuple):
+    """One (task, variant)'s rows of a recorded table by their params cell, and how to write a configuration's cell
+    (a %-format and the getter of the values it writes): built once per (task, variant), so a launch check formats
+    one cell rather than the whole key."""
+    rows: dict[str, int]
+    cell: str
+    values: Callable[[dict], object]
+
+    def get(self, params: dict) -> int | None:
+        return self.rows.get(self.cell % self.values(params)) if self.rows else None
+
+
+def _cells(groups: dict[tuple[str, ...], dict[str, int]], group: tuple[str, ...], names: list[str]) -> _Cells:
+    """The `_Cells` of `group` (a key without its params cell) in `groups`, whose cells write `names` in order."""
+    values = itemgetter(*names) if names else (lambda params: ())
+    return _Cells(groups.get(group, {}), ",".join(f"{k}=%s" for k in names), values)
+
+
+def _grouped(rows: dict[tuple[str, ...], int]) -> dict[tuple[str, ...], dict[str, int]]:
+    """A table's figures by key without its last cell (the params), then by that cell."""
+    groups: dict[tuple[str, ...], dict[str, int]] = {}
+    for k, figure in rows.items():
+        groups.setdefault(k[:-1], {})[k[-1]] = figure
+    return groups
 
 
 def read_table(path: Path = TABLE) -> tuple[str, dict[tuple[str, ...], Usage]]:
@@ -110,13 +136,20 @@ def read_static_table(path: Path = STATIC_TABLE) -> tuple[str, dict[tuple[str, .
 
 
 @lru_cache(maxsize=1)
-def _static_recorded() -> dict[tuple[str, ...], int]:
-    return read_static_table()[1]
+def _static_recorded() -> dict[tuple[str, ...], dict[str, int]]:
+    return _grouped(read_static_table()[1])
+
+
+@lru_cache(maxsize=1024)
+def _static_cells(task, variant, arch: str) -> _Cells:
+    """static_key's rows of the task's variant on `arch` (static_key: the cell writes the STATIC_PARAMS only)."""
+    group = key(task.op, variant.tag, task.dtype, arch, dict(task.shape), {})[:-1]
+    return _cells(_static_recorded(), group, list(STATIC_PARAMS.get((variant.kernel_class, variant.tag), ())))
 
 
 def static_smem(task, variant, params: dict, gpu) -> int | None:
     """ptxas's recorded static shared memory of the configuration; None when it is not recorded."""
-    return _static_recorded().get(static_key(task, variant, params, gpu.arch))
+    return _static_cells(task, variant, gpu.arch).get(params)
 
 
 def static_refusal(task, variant, params: dict, gpu, dynamic: int) -> tuple[int, str] | None:
@@ -178,39 +211,29 @@ def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, .
 @lru_cache(maxsize=1)
 def _triton_recorded() -> tuple[dict[tuple[str, ...], dict[str, int]], dict[tuple[str, str], tuple[str, ...]],
                                 frozenset[str]]:
-    """The table's bytes per params cell, grouped by the rest of the key (op, variant, dtype, arch, bound shape
-    values); per (op, variant) the shape names its rows bind (the same for every row of a pair); and the kernel
-    classes it covers."""
+    """The table's bytes grouped by all but the params cell (_grouped); per (op, variant) the shape names its rows
+    bind (the same for every row of a pair); and the kernel classes it covers."""
     _version, rows, classes = read_triton_table()
-    groups: dict[tuple[str, ...], dict[str, int]] = {}
-    for k, shared in rows.items():
-        groups.setdefault(k[:5], {})[k[5]] = shared
     names = {(k[0], k[1]): tuple(c.split("=")[0] for c in k[4].split(",") if c) for k in rows}
-    return groups, names, classes
+    return _grouped(rows), names, classes
 
 
 @lru_cache(maxsize=1024)
-def _triton_rows(task, variant) -> tuple[dict[str, int], str, Callable] | None:
-    """The recorded bytes of the task's rows of `variant` per params cell, the cell's %-format and the getter of
-    the tile values it writes; None when the pair binds no recorded shape. Built once per (task, variant): each
-    launch check of a Triton candidate then formats one cell, not the whole key."""
+def _triton_cells(task, variant) -> _Cells | None:
+    """triton_key's rows of the task's variant (the cell writes the tiles, not the PLACEMENT); None when the pair
+    binds no recorded shape."""
     groups, names, _classes = _triton_recorded()
     constants = names.get((task.op, variant.tag))
     if constants is None:
         return None
     op, dtype, arch, bound = _task_key(task, constants)
-    tiles = [k for k in variant.params if k not in PLACEMENT]
-    return (groups.get((op, variant.tag, dtype, arch, bound), {}), ",".join(f"{k}=%s" for k in tiles),
-            itemgetter(*tiles))
+    return _cells(groups, (op, variant.tag, dtype, arch, bound), [k for k in variant.params if k not in PLACEMENT])
 
 
 def triton_shared(task, variant, params: dict) -> int | None:
     """Triton's recorded shared memory for the configuration, None when it is not recorded."""
-    found = _triton_rows(task, variant)
-    if found is None:
-        return None
-    rows, cell, tile_values = found
-    return rows.get(cell % tile_values(params))
+    cells = _triton_cells(task, variant)
+    return None if cells is None else cells.get(params)
 
 
 def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> tuple[int, str] | None:

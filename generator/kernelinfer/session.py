@@ -51,7 +51,8 @@ class _Space:
     Built once per catalog variant (_space)."""
 
     def __init__(self, variant):
-        self.keys = tuple(tuple(p.items()) for p in variant.all_params())   # params item tuples, by number
+        self.grid = tuple(variant.all_params())       # params dicts by number (shared: submit copies what it keeps)
+        self.keys = tuple(tuple(p.items()) for p in self.grid)   # params item tuples, by number
         self.number = {key: i for i, key in enumerate(self.keys)}
         self.radices = tuple(len(values) for values in variant.params.values())
         self._near: dict[tuple[int, int], tuple[int, ...]] = {}   # at most 2 per configuration
@@ -226,8 +227,9 @@ class _Engineer:
         return self._neighbours(tag, number, 1) or self._neighbours(tag, number, 2)
 
     def _params(self, tag: str, number: int) -> dict:
-        """Configuration `number` of variant `tag` as a params dict of its own (the engineer's next candidate)."""
-        return dict(self.spaces[tag].keys[number])
+        """Configuration `number` of variant `tag` as params (the engineer's next candidate; shared, never changed:
+        Workbench.submit copies the params it keeps, _back_off builds new ones)."""
+        return self.spaces[tag].grid[number]
 
     def _rank(self) -> None:
         """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after

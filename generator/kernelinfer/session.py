@@ -45,6 +45,9 @@ SYSTEM_PROMPT = (
 )
 
 
+DEFAULTS = 0   # a variant's defaults are its first configuration (all_params: the first value of each)
+
+
 class _Space:
     """A variant's configurations numbered in all_params order, with their one-parameter moves as numbers: the
     engineer's bookkeeping (tried, blocked, neighbours) then hashes ints, not params item tuples, on every step.
@@ -101,8 +104,7 @@ class _Engineer:
         self._ranked = False                   # whether the two orders below reflect per_tag
         self._frontier: list = []              # per_tag's (outcome, number) fastest first, less exhausted ones
         self._tag_order: list = []             # _untried's: variants that ran, fastest first, then the others
-        # Legal variants in climbing order, and those whose defaults (configuration 0) are untried: late ideas
-        # for _untried.
+        # Legal variants in climbing order, and those whose defaults are untried: late ideas for _untried.
         self.runnable = tuple(v.tag for v in wb.variants
                               if wb.legal[v.tag] and (not v.dtypes or self.dtype in v.dtypes))
         self.ideas = list(self.runnable)
@@ -118,12 +120,13 @@ class _Engineer:
         return len(self.steps) >= self.budget
 
     # -------------------------------------------------------------- submitting
-    def _submit(self, tag: str, kind: str, params: dict, *, fault: bool, replaces: str | None = None) -> Outcome:
-        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, replaces=replaces)
+    def _submit(self, tag: str, kind: str, number: int, *, fault: bool, replaces: str | None = None) -> Outcome:
+        """Submit configuration `number` of variant `tag` and record what came back."""
+        out = self.wb.submit(tag, self.spaces[tag].grid[number], self.rng, fault=fault, p_wrong=P_WRONG,
+                             replaces=replaces)
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
-        number = self.spaces[tag].number[tuple(params.items())]
         self.tried[tag].add(number)
         time_ms = out.time_ms
         if time_ms is None:
@@ -139,17 +142,17 @@ class _Engineer:
             self._ranked = False
         return out
 
-    def _step(self, tag: str, kind: str, params: dict) -> Outcome:
+    def _step(self, tag: str, kind: str, number: int) -> Outcome:
         """Submit a new candidate; a failure caused by an edit is fixed in the following step(s). A `tune` step
         changes constants only: it carries no mistake, it fails only where its new values do (the clean render's
         outcome: a static array past the cap, a launch limit)."""
-        out = self._submit(tag, kind, params, fault=kind != "tune" and self.rng.random() < self.p_fault)
+        out = self._submit(tag, kind, number, fault=kind != "tune" and self.rng.random() < self.p_fault)
         while out.expected.kind in EDIT_FAULTS and not self.full:
-            out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
+            out = self._submit(tag, "fix", number, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
         return out
 
     def _revert(self) -> None:
-        self._submit(self.best.tag, "revert", self.best.params, fault=False)
+        self._submit(self.best.tag, "revert", self.best_number, fault=False)
 
     # -------------------------------------------------------------- phases
     def climb(self) -> None:
@@ -160,30 +163,31 @@ class _Engineer:
                 return
             if v.tag in self.banned or (v.dtypes and self.dtype not in v.dtypes):
                 continue
-            defaults = self.wb.defaults(v.tag)
             if not self.wb.legal[v.tag]:       # the one arch mistake, only where the tools do refuse it
-                if gated_done or self.wb.model_ms(v.tag, defaults) is not None:
+                if gated_done or self.wb.model_ms(v.tag, self.wb.defaults(v.tag)) is not None:
                     continue
                 gated_done = True
-                self._submit(v.tag, "new_variant", defaults, fault=False)
+                self._submit(v.tag, "new_variant", DEFAULTS, fault=False)
                 self._learn_arch(v)
                 continue
             if v.level > 0 and self.rng.random() < P_SKIP_IDEA:
                 continue                       # an idea this engineer does not have
-            out = self._step(v.tag, "new_variant", defaults)
+            out = self._step(v.tag, "new_variant", DEFAULTS)
             if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
-                self._back_off(v.tag, defaults)    # launch limit at the defaults
+                self._back_off(v.tag, DEFAULTS)    # launch limit at the defaults
 
     def _learn_arch(self, variant) -> None:
         missing = variant.requires_for(self.dtype) - self.wb.gpu.features
         self.banned.update(v.tag for v in self.wb.variants if v.requires_for(self.dtype) & missing)
 
-    def _back_off(self, tag: str, params: dict) -> None:
+    def _back_off(self, tag: str, number: int) -> None:
         """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once, one that
         lowers the figure the refusal named (wb.shrunk); none left untried: the engineer moves on."""
-        for smaller in self.wb.shrunk(tag, params):
-            if self.spaces[tag].number[tuple(smaller.items())] not in self.tried[tag] and not self.full:
-                self._step(tag, "tune", smaller)
+        space = self.spaces[tag]
+        for smaller in self.wb.shrunk(tag, space.grid[number]):
+            smaller_number = space.number[tuple(smaller.items())]
+            if smaller_number not in self.tried[tag] and not self.full:
+                self._step(tag, "tune", smaller_number)
                 return
 
     def _neighbours(self, tag: str, base: int, reach: int) -> list[int]:
@@ -204,32 +208,27 @@ class _Engineer:
         self.moves[where] = moves
         return moves
 
-    def _next_move(self) -> tuple[str, dict, str] | None:
+    def _next_move(self) -> tuple[str, int, str] | None:
         """Local search: an untried neighbour of the best, sometimes (or when the best's are exhausted) of the
         best candidate of a runner-up variant."""
         best = self.best
         if best is not None and self.rng.random() >= P_EXPLORE:
             moves = self._moves(best.tag, self.best_number)
             if moves:
-                return best.tag, self._params(best.tag, moves[int(self.rng.integers(len(moves)))]), "tune"
+                return best.tag, moves[int(self.rng.integers(len(moves)))], "tune"
         self._rank()
         frontier = self._frontier
         while frontier:
             o, number = frontier[0]
             moves = self._moves(o.tag, number)
             if moves:
-                return o.tag, self._params(o.tag, moves[int(self.rng.integers(len(moves)))]), "tune"
+                return o.tag, moves[int(self.rng.integers(len(moves)))], "tune"
             del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
 
     def _moves(self, tag: str, number: int) -> list[int]:
         """The untried neighbours one index step away, else two."""
         return self._neighbours(tag, number, 1) or self._neighbours(tag, number, 2)
-
-    def _params(self, tag: str, number: int) -> dict:
-        """Configuration `number` of variant `tag` as params (the engineer's next candidate; shared, never changed:
-        Workbench.submit copies the params it keeps, _back_off builds new ones)."""
-        return self.spaces[tag].grid[number]
 
     def _rank(self) -> None:
         """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after
@@ -240,14 +239,14 @@ class _Engineer:
                                                                      if tag not in self.per_tag]
             self._ranked = True
 
-    def _untried(self) -> tuple[str, dict, str] | None:
+    def _untried(self) -> tuple[str, int, str] | None:
         """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
         configuration of a legal variant, fastest variants first (skipping, once a variant has failed to
         launch, the configurations that would hit the same limit)."""
-        while self.ideas and 0 in self.tried[self.ideas[0]]:   # what is tried stays tried
+        while self.ideas and DEFAULTS in self.tried[self.ideas[0]]:   # what is tried stays tried
             del self.ideas[0]
         if self.ideas:
-            return self.ideas[0], self._params(self.ideas[0], 0), "new_variant"
+            return self.ideas[0], DEFAULTS, "new_variant"
         self._rank()
         for tag in self._tag_order:
             pending = self.pending.get(tag)
@@ -260,7 +259,7 @@ class _Engineer:
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
                 number = pending.pop()
                 if number not in tried and not (limited and self._known_limit(tag, number)):
-                    return tag, self._params(tag, number), "tune"
+                    return tag, number, "tune"
         return None
 
     def _known_limit(self, tag: str, number: int) -> bool:
@@ -283,11 +282,11 @@ class _Engineer:
                     self._revert()
                 return
             before = self.best
-            tag, params, kind = move
-            out = self._step(tag, kind, params)
+            tag, number, kind = move
+            out = self._step(tag, kind, number)
             since = 0 if self.best is not before else since + 1
             if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
-                self._back_off(tag, params)
+                self._back_off(tag, number)
             elif (out.status == "ok" and out.time_ms > 1.03 * self.best.time_ms and not self.full
                   and self.rng.random() < P_REVERT):
                 self._revert()

@@ -75,8 +75,9 @@ class _Space:
         return moves
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=512)   # at most one per catalog variant
 def _space(variant) -> _Space:
+    """The variant's numbered configurations, shared by every session."""
     return _Space(variant)
 
 

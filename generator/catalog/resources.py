@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 TABLE = Path(__file__).with_name("resources.tsv")
 COLUMNS = ("op", "variant", "dtype", "arch", "shape", "params", "threads", "registers", "spill_stores", "smem")
@@ -42,6 +44,32 @@ def read_tsv(path: Path, columns: tuple[str, ...], counts: int) -> tuple[dict[st
             raise ValueError(f"{path}:{n}: expected {len(columns)} tab-separated cells {columns}")
         rows.append(cells)
     return header, rows
+
+
+class _Cells(NamedTuple):
+    """One (task, variant)'s rows of a recorded table by their params cell, and how to write a configuration's cell
+    (a %-format and the getter of the values it writes): built once per (task, variant), so a launch check formats
+    one cell rather than the whole key."""
+    rows: dict[str, int]
+    cell: str
+    values: Callable[[dict], object]
+
+    def get(self, params: dict) -> int | None:
+        return self.rows.get(self.cell % self.values(params)) if self.rows else None
+
+
+def _cells(groups: dict[tuple[str, ...], dict[str, int]], group: tuple[str, ...], names: list[str]) -> _Cells:
+    """The `_Cells` of `group` (a key without its params cell) in `groups`, whose cells write `names` in order."""
+    values = itemgetter(*names) if names else (lambda params: ())
+    return _Cells(groups.get(group, {}), ",".join(f"{k}=%s" for k in names), values)
+
+
+def _grouped(rows: dict[tuple[str, ...], int]) -> dict[tuple[str, ...], dict[str, int]]:
+    """A table's figures by key without its last cell (the params), then by that cell."""
+    groups: dict[tuple[str, ...], dict[str, int]] = {}
+    for k, figure in rows.items():
+        groups.setdefault(k[:-1], {})[k[-1]] = figure
+    return groups
 
 
 def read_table(path: Path = TABLE) -> tuple[str, dict[tuple[str, ...], Usage]]:
@@ -108,13 +136,20 @@ def read_static_table(path: Path = STATIC_TABLE) -> tuple[str, dict[tuple[str, .
 
 
 @lru_cache(maxsize=1)
-def _static_recorded() -> dict[tuple[str, ...], int]:
-    return read_static_table()[1]
+def _static_recorded() -> dict[tuple[str, ...], dict[str, int]]:
+    return _grouped(read_static_table()[1])
+
+
+@lru_cache(maxsize=1024)
+def _static_cells(task, variant, arch: str) -> _Cells:
+    """static_key's rows of the task's variant on `arch` (static_key: the cell writes the STATIC_PARAMS only)."""
+    group = key(task.op, variant.tag, task.dtype, arch, dict(task.shape), {})[:-1]
+    return _cells(_static_recorded(), group, list(STATIC_PARAMS.get((variant.kernel_class, variant.tag), ())))
 
 
 def static_smem(task, variant, params: dict, gpu) -> int | None:
     """ptxas's recorded static shared memory of the configuration; None when it is not recorded."""
-    return _static_recorded().get(static_key(task, variant, params, gpu.arch))
+    return _static_cells(task, variant, gpu.arch).get(params)
 
 
 def static_refusal(task, variant, params: dict, gpu, dynamic: int) -> tuple[int, str] | None:
@@ -174,21 +209,31 @@ def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, .
 
 
 @lru_cache(maxsize=1)
-def _triton_recorded() -> tuple[dict[tuple[str, ...], int], dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
-    """The table, per (op, variant) the shape names its rows bind (the same for every row of a pair), and the
-    kernel classes it covers."""
+def _triton_recorded() -> tuple[dict[tuple[str, ...], dict[str, int]], dict[tuple[str, str], tuple[str, ...]],
+                                frozenset[str]]:
+    """The table's bytes grouped by all but the params cell (_grouped); per (op, variant) the shape names its rows
+    bind (the same for every row of a pair); and the kernel classes it covers."""
     _version, rows, classes = read_triton_table()
     names = {(k[0], k[1]): tuple(c.split("=")[0] for c in k[4].split(",") if c) for k in rows}
-    return rows, names, classes
+    return _grouped(rows), names, classes
+
+
+@lru_cache(maxsize=1024)
+def _triton_cells(task, variant) -> _Cells | None:
+    """triton_key's rows of the task's variant (the cell writes the tiles, not the PLACEMENT); None when the pair
+    binds no recorded shape."""
+    groups, names, _classes = _triton_recorded()
+    constants = names.get((task.op, variant.tag))
+    if constants is None:
+        return None
+    op, dtype, arch, bound = _task_key(task, constants)
+    return _cells(groups, (op, variant.tag, dtype, arch, bound), [k for k in variant.params if k not in PLACEMENT])
 
 
 def triton_shared(task, variant, params: dict) -> int | None:
     """Triton's recorded shared memory for the configuration, None when it is not recorded."""
-    rows, names, _classes = _triton_recorded()
-    constants = names.get((task.op, variant.tag))
-    if constants is None:
-        return None
-    return rows.get(triton_key(task, variant, params, constants))
+    cells = _triton_cells(task, variant)
+    return None if cells is None else cells.get(params)
 
 
 def triton_refusal(task, variant, params: dict, gpu, estimate: int) -> tuple[int, str] | None:

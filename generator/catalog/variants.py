@@ -585,8 +585,13 @@ def register_suspect(variant: Variant, params: Params, gpu: GPU, dtype: str, tas
     and spills instead): the configurations `record-resources` compiles."""
     if "triton" in variant.impls:
         return False
-    regs = min(255, int(variant._regs(params, ELEMENT_BYTES[dtype], _dims(variant, task))))
-    return regs * variant.threads(params) > gpu.regs_per_sm
+    return _registers_over(variant, params, gpu, ELEMENT_BYTES[dtype], _dims(variant, task), variant.threads(params))
+
+
+def _registers_over(variant: Variant, params: Params, gpu: GPU, e: float, d: dict, threads: int) -> bool:
+    """register_suspect's estimate (at most 255 a thread) over the register file, for a caller that has the
+    element bytes, dims and threads at hand already (launch_refusal, on every candidate)."""
+    return min(255, int(variant._regs(params, e, d))) * threads > gpu.regs_per_sm
 
 
 class Refusal(NamedTuple):
@@ -621,7 +626,7 @@ def launch_refusal(variant: Variant, params: Params, gpu: GPU | str, dtype: str,
                                             f"({smem:#x} bytes, {g.smem_static_max:#x} max)")
     if threads > 1024:
         return Refusal("threads", threads, f"invalid configuration argument: {threads} threads per block > 1024")
-    if not triton and register_suspect(variant, params, g, dtype, task):
+    if not triton and _registers_over(variant, params, g, e, d, threads):
         # the estimate only nominates: the claim needs ptxas's recorded figures (catalog/resources.py)
         refused = register_refusal(task, variant, params, g)
         if refused:

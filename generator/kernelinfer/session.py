@@ -45,10 +45,40 @@ SYSTEM_PROMPT = (
 )
 
 
-@lru_cache(maxsize=512)
-def _space(variant) -> tuple[tuple, ...]:
-    """Every configuration of the variant as params item tuples (the `tried` keys), in all_params order."""
-    return tuple(tuple(p.items()) for p in variant.all_params())
+DEFAULTS = 0   # a variant's defaults are its first configuration (all_params: the first value of each)
+
+
+class _Space:
+    """A variant's configurations numbered in all_params order, with their one-parameter moves as numbers: the
+    engineer's bookkeeping (tried, blocked, neighbours) then hashes ints, not params item tuples, on every step.
+    Built once per catalog variant (_space)."""
+
+    def __init__(self, variant):
+        self.grid = tuple(variant.all_params())       # params dicts by number (shared: submit copies what it keeps)
+        self.keys = tuple(tuple(p.items()) for p in self.grid)   # params item tuples, by number
+        self.number = {key: i for i, key in enumerate(self.keys)}
+        self.radices = tuple(len(values) for values in variant.params.values())
+        self._near: dict[tuple[int, int], tuple[int, ...]] = {}   # at most 2 per configuration
+
+    def near(self, i: int, reach: int) -> tuple[int, ...]:
+        """The configurations `reach` value-index steps from configuration i in one parameter, per parameter the
+        lower then the higher (all_params is a product: the last parameter varies fastest). Kept: every session
+        of the variant asks about the same few configurations (its defaults' neighbourhood)."""
+        moves = self._near.get((i, reach))
+        if moves is None:
+            found, stride = [], len(self.keys)
+            for radix in self.radices:
+                stride //= radix
+                at = i // stride % radix
+                found += [i + d * stride for d in (-reach, reach) if 0 <= at + d < radix]
+            moves = self._near[i, reach] = tuple(found)
+        return moves
+
+
+@lru_cache(maxsize=512)   # at most one per catalog variant
+def _space(variant) -> _Space:
+    """The variant's numbered configurations, shared by every session."""
+    return _Space(variant)
 
 
 class _Engineer:
@@ -63,21 +93,22 @@ class _Engineer:
                              f"on {wb.task.gpu}")
         self.steps: list[tuple[str, Outcome, str]] = []
         self.best: Outcome | None = None
-        self.best_key: tuple = ()              # the best's params as a `tried` key
-        self.per_tag: dict[str, Outcome] = {}  # the fastest ok outcome of each variant
-        self.tried: set[tuple] = set()
+        self.best_number = -1                  # the best's configuration number (in its variant's _Space)
+        self.per_tag: dict[str, tuple[Outcome, int]] = {}  # the fastest ok outcome of each variant, its number
+        self.spaces = {v.tag: _space(v) for v in wb.variants}
+        self.tried: dict[str, set[int]] = {tag: set() for tag in self.spaces}   # per variant: numbers submitted
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
         self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
                                                # (the engineer read why: wb.over_limit)
-        self.moves: dict[tuple, list] = {}     # (tag, params, reach) -> its neighbours still untried at last ask
-        self.pending: dict[str, list] = {}     # per variant: configurations not yet offered by _untried
+        self.moves: dict[tuple, list] = {}     # (tag, number, reach) -> its neighbours still untried at last ask
+        self.pending: dict[str, list] = {}     # per variant: configuration numbers not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
-        self._frontier: list = []              # per_tag's (outcome, params key) fastest first, less exhausted ones
+        self._frontier: list = []              # per_tag's (outcome, number) fastest first, less exhausted ones
         self._tag_order: list = []             # _untried's: variants that ran, fastest first, then the others
-        # Legal variants in climbing order, and their defaults while untried (late ideas for _untried).
+        # Legal variants in climbing order, and those whose defaults are untried: late ideas for _untried.
         self.runnable = tuple(v.tag for v in wb.variants
                               if wb.legal[v.tag] and (not v.dtypes or self.dtype in v.dtypes))
-        self.ideas = [(tag, tuple(wb.defaults(tag).items())) for tag in self.runnable]
+        self.ideas = list(self.runnable)
         # Session character: a few draws make each engineer different.
         self.budget = int(min(MAX_STEPS, MIN_STEPS + rng.gamma(3.5, 50.0)))
         self.patience = int(rng.integers(80, 180))
@@ -90,13 +121,14 @@ class _Engineer:
         return len(self.steps) >= self.budget
 
     # -------------------------------------------------------------- submitting
-    def _submit(self, tag: str, kind: str, params: dict, *, fault: bool, replaces: str | None = None) -> Outcome:
-        out = self.wb.submit(tag, params, self.rng, fault=fault, p_wrong=P_WRONG, replaces=replaces)
+    def _submit(self, tag: str, kind: str, number: int, *, fault: bool, replaces: str | None = None) -> Outcome:
+        """Submit configuration `number` of variant `tag` and record what came back."""
+        out = self.wb.submit(tag, self.spaces[tag].grid[number], self.rng, fault=fault, p_wrong=P_WRONG,
+                             replaces=replaces)
         best = self.best
         text = self.wb.feedback(out, best.time_ms if best else None, self.rng)
         self.steps.append((kind, out, text))
-        key = tuple(params.items())
-        self.tried.add((tag, key))
+        self.tried[tag].add(number)
         time_ms = out.time_ms
         if time_ms is None:
             expected = out.expected
@@ -104,24 +136,24 @@ class _Engineer:
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
-            self.best, self.best_key = out, key
+            self.best, self.best_number = out, number
         fastest = self.per_tag.get(tag)
-        if fastest is None or time_ms < fastest.time_ms:
-            self.per_tag[tag] = out
+        if fastest is None or time_ms < fastest[0].time_ms:
+            self.per_tag[tag] = out, number
             self._ranked = False
         return out
 
-    def _step(self, tag: str, kind: str, params: dict) -> Outcome:
+    def _step(self, tag: str, kind: str, number: int) -> Outcome:
         """Submit a new candidate; a failure caused by an edit is fixed in the following step(s). A `tune` step
         changes constants only: it carries no mistake, it fails only where its new values do (the clean render's
         outcome: a static array past the cap, a launch limit)."""
-        out = self._submit(tag, kind, params, fault=kind != "tune" and self.rng.random() < self.p_fault)
+        out = self._submit(tag, kind, number, fault=kind != "tune" and self.rng.random() < self.p_fault)
         while out.expected.kind in EDIT_FAULTS and not self.full:
-            out = self._submit(tag, "fix", params, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
+            out = self._submit(tag, "fix", number, fault=self.rng.random() < P_REFIX, replaces=out.source.text)
         return out
 
     def _revert(self) -> None:
-        self._submit(self.best.tag, "revert", self.best.params, fault=False)
+        self._submit(self.best.tag, "revert", self.best_number, fault=False)
 
     # -------------------------------------------------------------- phases
     def climb(self) -> None:
@@ -132,113 +164,109 @@ class _Engineer:
                 return
             if v.tag in self.banned or (v.dtypes and self.dtype not in v.dtypes):
                 continue
-            defaults = self.wb.defaults(v.tag)
             if not self.wb.legal[v.tag]:       # the one arch mistake, only where the tools do refuse it
-                if gated_done or self.wb.model_ms(v.tag, defaults) is not None:
+                if gated_done or self.wb.model_ms(v.tag, self.wb.defaults(v.tag)) is not None:
                     continue
                 gated_done = True
-                self._submit(v.tag, "new_variant", defaults, fault=False)
+                self._submit(v.tag, "new_variant", DEFAULTS, fault=False)
                 self._learn_arch(v)
                 continue
             if v.level > 0 and self.rng.random() < P_SKIP_IDEA:
                 continue                       # an idea this engineer does not have
-            out = self._step(v.tag, "new_variant", defaults)
+            out = self._step(v.tag, "new_variant", DEFAULTS)
             if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
-                self._back_off(v.tag, defaults)    # launch limit at the defaults
+                self._back_off(v.tag, DEFAULTS)    # launch limit at the defaults
 
     def _learn_arch(self, variant) -> None:
         missing = variant.requires_for(self.dtype) - self.wb.gpu.features
         self.banned.update(v.tag for v in self.wb.variants if v.requires_for(self.dtype) & missing)
 
-    def _back_off(self, tag: str, params: dict) -> None:
+    def _back_off(self, tag: str, number: int) -> None:
         """After a launch failure: shrink the most resource-hungry parameter (stages, tiles, warps) once, one that
         lowers the figure the refusal named (wb.shrunk); none left untried: the engineer moves on."""
-        for smaller in self.wb.shrunk(tag, params):
-            if (tag, tuple(smaller.items())) not in self.tried and not self.full:
-                self._step(tag, "tune", smaller)
+        space = self.spaces[tag]
+        for smaller in self.wb.shrunk(tag, space.grid[number]):
+            smaller_number = space.number[tuple(smaller.items())]
+            if smaller_number not in self.tried[tag] and not self.full:
+                self._step(tag, "tune", smaller_number)
                 return
 
-    def _neighbours(self, tag: str, base: tuple, reach: int) -> list[tuple]:
-        """Untried one-parameter moves of `reach` index steps from params key `base`, as params item tuples (the
-        `tried` keys). The moves of a (tag, base, reach) are built on its first ask; later asks drop from the
-        last answer what has been tried or blocked since (both only grow), in the same order."""
+    def _neighbours(self, tag: str, base: int, reach: int) -> list[int]:
+        """Untried one-parameter moves of `reach` index steps from configuration number `base`. The moves of a
+        (tag, base, reach) are built on its first ask; later asks drop from the last answer what has been tried or
+        blocked since (both only grow), in the same order."""
         where = (tag, base, reach)
         moves = self.moves.get(where)
         if not moves:
             if moves is not None:          # nothing is ever untried again
                 return moves
-            moves = []
-            for k, (name, values) in enumerate(self.wb.by_tag[tag].params.items()):
-                i = values.index(base[k][1])
-                for j in (i - reach, i + reach):
-                    if 0 <= j < len(values):
-                        moves.append(base[:k] + ((name, values[j]),) + base[k + 1:])
-        tried = self.tried
+            moves = self.spaces[tag].near(base, reach)
+        tried = self.tried[tag]
         if tag in self.launch_failed:
-            moves = [key for key in moves if (tag, key) not in tried and not self._known_limit(tag, key)]
+            moves = [i for i in moves if i not in tried and not self._known_limit(tag, i)]
         else:
-            moves = [key for key in moves if (tag, key) not in tried]
+            moves = [i for i in moves if i not in tried]
         self.moves[where] = moves
         return moves
 
-    def _next_move(self) -> tuple[str, dict, str] | None:
+    def _next_move(self) -> tuple[str, int, str] | None:
         """Local search: an untried neighbour of the best, sometimes (or when the best's are exhausted) of the
         best candidate of a runner-up variant."""
         best = self.best
         if best is not None and self.rng.random() >= P_EXPLORE:
-            moves = self._moves(best.tag, self.best_key)
+            moves = self._moves(best.tag, self.best_number)
             if moves:
-                return best.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return best.tag, moves[int(self.rng.integers(len(moves)))], "tune"
         self._rank()
         frontier = self._frontier
         while frontier:
-            o, key = frontier[0]
-            moves = self._moves(o.tag, key)
+            o, number = frontier[0]
+            moves = self._moves(o.tag, number)
             if moves:
-                return o.tag, dict(moves[int(self.rng.integers(len(moves)))]), "tune"
+                return o.tag, moves[int(self.rng.integers(len(moves)))], "tune"
             del frontier[0]                    # exhausted for good: tried and blocked only grow
         return self._untried()
 
-    def _moves(self, tag: str, key: tuple) -> list[tuple]:
+    def _moves(self, tag: str, number: int) -> list[int]:
         """The untried neighbours one index step away, else two."""
-        return self._neighbours(tag, key, 1) or self._neighbours(tag, key, 2)
+        return self._neighbours(tag, number, 1) or self._neighbours(tag, number, 2)
 
     def _rank(self) -> None:
         """Sort per_tag's outcomes by time into the frontier and _untried's variant order (again only after
         per_tag has changed)."""
         if not self._ranked:
-            ranked = sorted(self.per_tag.values(), key=lambda o: o.time_ms)
-            self._frontier = [(o, tuple(o.params.items())) for o in ranked]
-            self._tag_order = [o.tag for o in ranked] + [tag for tag in self.runnable if tag not in self.per_tag]
+            self._frontier = sorted(self.per_tag.values(), key=lambda fastest: fastest[0].time_ms)
+            self._tag_order = [o.tag for o, _ in self._frontier] + [tag for tag in self.runnable
+                                                                     if tag not in self.per_tag]
             self._ranked = True
 
-    def _untried(self) -> tuple[str, dict, str] | None:
+    def _untried(self) -> tuple[str, int, str] | None:
         """Local search is exhausted: a structural variant not tried yet (a late idea), else any untried
         configuration of a legal variant, fastest variants first (skipping, once a variant has failed to
         launch, the configurations that would hit the same limit)."""
-        while self.ideas and self.ideas[0] in self.tried:   # what is tried stays tried
+        while self.ideas and DEFAULTS in self.tried[self.ideas[0]]:   # what is tried stays tried
             del self.ideas[0]
         if self.ideas:
-            tag, key = self.ideas[0]
-            return tag, dict(key), "new_variant"
+            return self.ideas[0], DEFAULTS, "new_variant"
         self._rank()
-        tried = self.tried
         for tag in self._tag_order:
             pending = self.pending.get(tag)
             if pending is None:                # a random starting point, then the space in order
-                space = _space(self.wb.by_tag[tag])
-                start = int(self.rng.integers(len(space)))
-                pending = self.pending[tag] = list(space[start:] + space[:start])
+                size = len(self.spaces[tag].keys)
+                start = int(self.rng.integers(size))
+                pending = self.pending[tag] = [*range(start, size), *range(start)]
+            tried = self.tried[tag]
             limited = tag in self.launch_failed    # _known_limit asked only where it can say yes
             while pending:                     # tried and blocked only grow: what is skipped stays skipped
-                key = pending.pop()
-                if (tag, key) not in tried and not (limited and self._known_limit(tag, key)):
-                    return tag, dict(key), "tune"
+                number = pending.pop()
+                if number not in tried and not (limited and self._known_limit(tag, number)):
+                    return tag, number, "tune"
         return None
 
-    def _known_limit(self, tag: str, key: tuple) -> bool:
-        """True when this variant already failed to launch here and params `key` would fail the same way."""
-        return tag in self.launch_failed and self.wb.over_limit(tag, key)
+    def _known_limit(self, tag: str, number: int) -> bool:
+        """True when this variant already failed to launch here and configuration `number` would fail the same
+        way."""
+        return tag in self.launch_failed and self.wb.over_limit(tag, self.spaces[tag].keys[number])
 
     def tune(self) -> None:
         """Tune around the best with diminishing returns; stop on a stall longer than patience, or budget, or when
@@ -255,11 +283,11 @@ class _Engineer:
                     self._revert()
                 return
             before = self.best
-            tag, params, kind = move
-            out = self._step(tag, kind, params)
+            tag, number, kind = move
+            out = self._step(tag, kind, number)
             since = 0 if self.best is not before else since + 1
             if out.status != "ok" and out.expected.kind not in NO_BACK_OFF:
-                self._back_off(tag, params)
+                self._back_off(tag, number)
             elif (out.status == "ok" and out.time_ms > 1.03 * self.best.time_ms and not self.full
                   and self.rng.random() < P_REVERT):
                 self._revert()

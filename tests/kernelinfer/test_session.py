@@ -178,3 +178,21 @@ def test_a_measured_out_space_is_re_measured_once_then_the_session_ends():
         assert {(t["tag"], tuple(t["params"].items())) for t in trace} == space
         assert row["num_steps"] < 30 and trace[-1]["kind"] == "revert"
         assert semantic.check("session", row) == []
+
+
+@pytest.mark.parametrize("reach", [1, 2])
+def test_numbered_neighbours_are_the_one_parameter_moves(reach):
+    """_Space.near's stride arithmetic names, for every configuration of every catalog variant, exactly the
+    configurations `reach` value-index steps away in one parameter, per parameter lower then higher."""
+    from generator.catalog.variants import VARIANTS
+    from generator.kernelinfer.session import DEFAULTS, _space
+
+    for v in VARIANTS:
+        space = _space(v)
+        assert space.grid[DEFAULTS] == v.default_params()
+        for i, params in enumerate(space.grid):
+            want = []
+            for name, values in v.params.items():
+                at = values.index(params[name])
+                want += [{**params, name: values[j]} for j in (at - reach, at + reach) if 0 <= j < len(values)]
+            assert [space.grid[n] for n in space.near(i, reach)] == want, (v.tag, params)

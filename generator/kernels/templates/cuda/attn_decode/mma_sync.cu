@@ -158,6 +158,7 @@ __device__ void decode_attention(const Op& op)
         row_m[i] = -INFINITY;
         row_l[i] = 0.f;
     }
+    __syncthreads();   // the states are read by other warps, at the end too when a split has no keys
 #pragma unroll
     for (int s = 0; s < NUM_STAGES - 1; ++s) {
         if (s < tiles) load_tile(op, r, begin + s * BLOCK_N, end, stages + s * T::STAGE);

@@ -24,7 +24,7 @@ from functools import lru_cache
 from generator.catalog.calibration import DRAM_CEILING, MEM_ARCH, NAIVE_COALESCED_FRAC, TC_CEILING, naive_uncoalesced_frac
 from generator.catalog.hardware import GPU, GPUS, LAUNCH_MS, tc_peak_tflops
 from generator.catalog.ops import ELEMENT_BYTES, OPS
-from generator.catalog.variants import Variant
+from generator.catalog.variants import Variant, mma_decode_rows
 from generator.catalog.variants import variants_for
 
 TC_CLASSES = frozenset({"gemm", "attn_decode", "attn_prefill", "conv"})
@@ -319,7 +319,8 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     threads, bps, spill = _resources(c, v, p)
     tc = v.tensor_cores(c.op)
     splits = p.get("SPLITS", 1)
-    q_blocks = math.ceil(Q / 64)                     # at most 64 query rows (heads) per CTA
+    block_rows = mma_decode_rows(p, c.d) if v.tag == "mma_sync" else 64
+    q_blocks = math.ceil(Q / block_rows)             # query rows (heads) per CTA: wgmma's 64, mma_sync's 16-64
     if "BLOCK_N" in p:                               # K/V tiles of BLOCK_N keys (every Triton template)
         ctas = R * splits * (q_blocks if tc else Q)  # CUDA-core code: a CTA per query
         bn = p["BLOCK_N"]
@@ -338,7 +339,7 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     rereads = q_blocks - 1 if tc else Q - 1          # each block of query rows streams the KV again (from L2)
     extra += rereads * R * T * D * c.e * KV * 0.25
     if tc:
-        rows = 64 if "wgmma" in v.requires else 16
+        rows = 64 if "wgmma" in v.requires else 16   # wgmma m64 tiles; mma.sync m16 (row tiles past Q skipped)
         comp = _tc_ceiling(c, v, impl) * Q / (math.ceil(Q / rows) * rows) * _wave_eff(c, ctas) * tail * spill
         rate = c.tc_rate
     else:

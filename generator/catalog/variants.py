@@ -33,6 +33,7 @@ attn_decode    cuda   0 naive              NUM_THREADS
                       2 vectorized         VEC NUM_WARPS
                       3 cp_async_pipeline  BLOCK_N NUM_STAGES NUM_WARPS  (cp_async)
                       4 split_kv           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async)
+                      5 mma_sync           BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (cp_async; TC; only mla_decode/tree_attn)
                       5 tma_pipeline       BLOCK_N NUM_STAGES NUM_WARPS SPLITS  (tma)
                       6 wgmma_tma          BLOCK_N NUM_STAGES SPLITS  (tma, wgmma; TC; only mla_decode/tree_attn)
 attn_decode    triton 0 naive              BLOCK_N  (TC*; = blocked, NUM_WARPS 4, NUM_STAGES 1)
@@ -93,7 +94,10 @@ TC*: tensor cores for some ops only, as their op snippets decide (`Variant.tc_op
 `tl.dot` serves several query rows per KV stream (mla_decode's heads, tree_attn's drafts), while flash_decode,
 triton_flash_decode and swa_decode score their one query with elementwise products and `tl.sum` on CUDA cores;
 Triton conv dots for conv2d_nhwc, conv1d_causal is a depthwise FIR on CUDA cores. CUDA attn_decode's
-cp_async_pipeline, split_kv and tma_pipeline take shuffle-reduced fp32 dot products for every op (no mma).
+cp_async_pipeline, split_kv and tma_pipeline take shuffle-reduced fp32 dot products for every op (no mma). Its two
+level-5 variants are the two ways on from split_kv: mma_sync (sm_80+) puts the ops with many query rows per KV stream
+on mma.sync tensor cores, FlashAttention-2 / FlashInfer style, fed by the same cp.async pipeline; tma_pipeline (Hopper)
+feeds the CUDA-core code with TMA. wgmma_tma then takes both steps on Hopper.
 
 `= blocked, ...`: the naive template is the blocked code with those tunables written as constants (`Variant.fixed`),
 so the two share every efficiency and resource function and differ only through the params.
@@ -339,6 +343,21 @@ def _decode_regs(p, e, d, threads):
     return 40 + q * d["D"] // threads + p["BLOCK_N"] * q // threads
 
 
+def mma_decode_rows(p, d) -> int:
+    """Query rows a CUDA mma_sync decode block takes (its template's `Tiles::QN`): 16-row mma tiles, as many as keep
+    the fp32 output tile within 96 registers a thread (counted over the key width D, at least the value width), 16
+    to 64: MLA's 576-wide rows take 16 at 4 warps, 32 at 8; 128-wide heads 64."""
+    return min(64, max(16, 96 * _warps(p) // d["D"] // 16 * 16))
+
+
+def _mma_decode_smem(p, e, d):
+    """Its template's `Tiles::SMEM`: fp32 scores and per-row softmax states, then Q, the K/V stages and P, every
+    row padded by 16 bytes (conflict-free ldmatrix)."""
+    rows, row = mma_decode_rows(p, d), d["D"] + 8
+    return ((rows * (p["BLOCK_N"] + 4) + 3 * rows + 4) * 4
+            + (rows * row + p["NUM_STAGES"] * p["BLOCK_N"] * row * d.get("KV", 2) + rows * (p["BLOCK_N"] + 8)) * e)
+
+
 _v("attn_decode", "cuda", 0, "naive", {"NUM_THREADS": (128, 64, 256)}, mem=0.2, comp=0.3, threads=_nthreads,
    smem=lambda p, e, d: p["NUM_THREADS"] * 4, static=True)
 _v("attn_decode", "cuda", 1, "warp_per_head", {"NUM_WARPS": (4, 8, 2)}, mem=0.5, comp=0.5, threads=_warps,
@@ -347,12 +366,20 @@ _v("attn_decode", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8
    threads=_warps, smem=lambda p, e, d: _warps(p) * 4 + d["D"] * 4, static=True,
    regs=lambda p, e, d: 40 + 2 * p["VEC"])
 _DEC = {"BLOCK_N": (64, 32, 128), "NUM_STAGES": (2, 3, 4), "NUM_WARPS": (4, 8)}
+_DOT_DECODE = ("mla_decode", "tree_attn")     # several query rows per KV stream: tl.dot / mma.sync (one query: tl.sum)
 _v("attn_decode", "cuda", 3, "cp_async_pipeline", _DEC, mem=0.9, comp=0.6, requires=("cp_async",),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
 _v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, mem=0.91, comp=0.6,
    requires=("cp_async",), smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
+# mma_sync: split_kv's cp.async streaming (FlashInfer decode, A100 included: bandwidth utilization "close to 100 %"
+# for long KV, https://flashinfer.ai/2024/02/02/introduce-flashinfer.html), and FlashAttention-2's mma.sync forward
+# ceiling (57-60 % of A100's 312 TFLOPS at head dim 128; docs/gpu_facts.md, Part 2): comp as attn_prefill/mma_sync.
+# Registers: the fp32 output tile a thread holds plus fragments and addressing (ptxas -v, nvcc 13.0: 68-127).
+_v("attn_decode", "cuda", 5, "mma_sync", {**_DEC, "SPLITS": (4, 1, 2, 8, 16)}, tc=True, mem=0.91, comp=0.6,
+   requires=("cp_async",), ops=_DOT_DECODE, smem=_mma_decode_smem, threads=_warps,
+   regs=lambda p, e, d: 48 + mma_decode_rows(p, d) * d["D"] // _warps(p))
 _v("attn_decode", "cuda", 5, "tma_pipeline", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (3, 2, 4, 6),
                                               "NUM_WARPS": (4, 8), "SPLITS": (1, 2, 4, 8, 16)},
    mem=0.96, comp=0.62, requires=("tma",),
@@ -369,7 +396,6 @@ def _triton_kv_stages(p, e, d):
     return max(0, p["NUM_STAGES"] - 1) * _kv_tile(p, e, d) if d["Q"] > 1 else 2048
 
 
-_DOT_DECODE = ("mla_decode", "tree_attn")     # several query rows per KV stream: tl.dot (one query: tl.sum)
 _triton_naive_blocked("attn_decode", {"BLOCK_N": (16, 32)}, {"NUM_WARPS": 4, "NUM_STAGES": 1}, _TDEC,
                       tc=_DOT_DECODE, mem=0.86, comp=0.55, threads=_warps, smem=_triton_kv_stages,
                       regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)) + p["BLOCK_N"] * d["D"] // _warps(p) // 2)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 from generator.catalog.perf import achieved, baseline_ms, roofline_ms, time_ms
 from generator.catalog.tasks import all_tasks, make_task
 from generator.catalog.variants import launch_limits, legal_on, variant, variants_for
@@ -186,3 +187,14 @@ def test_triton_split_row_pays_a_row_read_per_split_for_its_statistics():
         assert added >= 28 * logits / (gpu.dram_gbps * 1e9) * 1e3, (task, added)
         checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("op", ["mla_decode", "tree_attn"])
+def test_cuda_many_query_decode_below_hopper_is_best_on_mma_sync_near_tritons_time(op):
+    """Triton's tl.dot puts these ops' query rows on tensor cores; below Hopper CUDA had only CUDA-core dot products
+    (0.6.5: best CUDA time ~10x Triton's, every session under 20 % of roofline). mma_sync gives CUDA the same path."""
+    shape = OPS[op].shapes[0]
+    for gpu in ("a100", "a10", "rtx_5090"):
+        ms, tag, _ = best(make_task(op, "cuda", gpu, "fp16", shape))
+        assert tag == "mma_sync", (gpu, tag)
+        assert 0.5 <= ms / best(make_task(op, "triton", gpu, "fp16", shape))[0] <= 1.5, gpu

@@ -15,7 +15,8 @@ from generator.kernels import render
 from generator.kernels.compilers import compile_cuda, nvcc_path
 from generator.catalog.ops import OPS
 from generator.catalog.tasks import Task
-from generator.catalog.variants import legal_on, variants_for
+from generator.catalog.variants import legal_on, variant, variants_for
+from generator.kernels import Source
 
 pytestmark = pytest.mark.compiler   # real nvcc / Triton compiles: `pytest -m "not compiler"` leaves them out
 
@@ -91,3 +92,40 @@ def test_templates_compile_for_their_gpus_and_arch_gated_ones_fail_in_ptxas():
         assert outcome.status == "compile_error" and outcome.tool == "ptxas", (src.filename, outcome.first)
         assert "requires .target sm_90 or higher" in outcome.first, (src.filename, outcome.first)
     assert len(gated) >= 3
+
+
+MANY_QUERY_DECODE = ("mla_decode", "tree_attn")   # several query rows per KV stream: an mma's 16 rows to fill
+_MMA_TYPE = {"fp16": "f16", "bf16": "bf16"}
+
+
+def test_mma_sync_decode_is_offered_for_the_many_query_ops_wherever_cp_async_is():
+    """Below Hopper, CUDA mla_decode / tree_attn had no tensor-core variant (wgmma_tma needs sm_90): mma_sync is
+    their sm_80+ one (cp.async, every catalog GPU), for those two ops only, timed on tensor cores."""
+    v = variant("attn_decode", "mma_sync", "cuda")
+    offered = {op for op in MEMORY_OPS if OPS[op].kernel_class == "attn_decode" and v in variants_for(op, "cuda")}
+    assert offered == set(MANY_QUERY_DECODE)
+    assert v.requires == {"cp_async"} and all(legal_on(v, g, d) for g in GPUS for d in ("fp16", "bf16"))
+    assert all(v.tensor_cores(op) for op in MANY_QUERY_DECODE)
+
+
+@needs_nvcc
+def test_mma_sync_decode_compiles_for_every_op_dtype_and_arch_with_the_modelled_shared_memory():
+    """Each (op, dtype, arch) renders m16n8k16 mma.sync of its dtype fed by cp.async (no wgmma), and nvcc builds
+    it with a static_assert that the template's shared memory is the model's figure (`Variant.smem_bytes`)."""
+    v = variant("attn_decode", "mma_sync", "cuda")
+    sources = []
+    for i, op in enumerate(MANY_QUERY_DECODE):
+        struct = {"mla_decode": "MlaDecode", "tree_attn": "TreeAttn"}[op]
+        for dtype in OPS[op].dtypes:
+            for j, gpu in enumerate(("a100", "a10", "h100", "rtx_5090")):
+                params = v.all_params()[(i + 7 * j) % len(v.all_params())]
+                task = _task(op, gpu, dtype, j % len(OPS[op].shapes))
+                src = render(task, v, params)
+                assert f"mma.sync.aligned.m16n8k16.row.col.f32.{_MMA_TYPE[dtype]}" in src.text, (op, dtype)
+                assert "cp.async.cg.shared.global" in src.text and "wgmma" not in src.text, (op, dtype)
+                check = f"\nstatic_assert(Tiles<{struct}>::SMEM == {v.smem_bytes(params, dtype, task)}, \"smem\");\n"
+                sources.append(Source(src.text + check, src.filename, "cuda", src.compile_arch))
+    assert {s.compile_arch for s in sources} == {"sm_80", "sm_86", "sm_90a", "sm_120a"}
+    outcomes = compile_cuda(sources, modes=["ok"] * len(sources), batch_size=8)
+    failed = [f"{s.filename} ({s.compile_arch}): {o.first}" for s, o in zip(sources, outcomes) if o.status != "ok"]
+    assert not failed, "\n".join(failed)

@@ -140,7 +140,7 @@ def whole_word(code: str, name: str, start: int, end: int):
 
 def skip_space(code: str, j: int, end: int) -> int:
     """The first offset at or after j that is no space (`end` if none before it): one regex match, not a loop over
-    the characters (`\s` is str.isspace)."""
+    the characters (regex whitespace is str.isspace)."""
     return SPACES.match(code, j, end).end() if j < end else j
 
 

@@ -339,7 +339,9 @@ def _attn_decode(c: _Ctx, v: Variant, p: dict, impl: str) -> float:
     rereads = q_blocks - 1 if tc else Q - 1          # each block of query rows streams the KV again (from L2)
     extra += rereads * R * T * D * c.e * KV * 0.25
     if tc:
-        rows = 64 if "wgmma" in v.requires else 16   # wgmma m64 tiles; mma.sync m16 (row tiles past Q skipped)
+        # a CUDA block's warps own fixed row tiles (wgmma's 64 rows, mma_sync's QN): rows past Q leave their warps
+        # idle; Triton's tl.dot pads the queries to m16 only
+        rows = block_rows if impl == "cuda" else 16
         comp = _tc_ceiling(c, v, impl) * Q / (math.ceil(Q / rows) * rows) * _wave_eff(c, ctas) * tail * spill
         rate = c.tc_rate
     else:

@@ -375,7 +375,9 @@ _v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, 
    regs=lambda p, e, d: _decode_regs(p, e, d, _warps(p)))
 # mma_sync: split_kv's cp.async streaming (FlashInfer decode, A100 included: bandwidth utilization "close to 100 %"
 # for long KV, https://flashinfer.ai/2024/02/02/introduce-flashinfer.html), and FlashAttention-2's mma.sync forward
-# ceiling (57-60 % of A100's 312 TFLOPS at head dim 128; docs/gpu_facts.md, Part 2): comp as attn_prefill/mma_sync.
+# ceiling (57-60 % of A100's 312 TFLOPS at head dim 128; docs/gpu_facts.md, Part 2): comp as attn_prefill/mma_sync,
+# an upper bound here (Q is re-read by ldmatrix for each 16x8 score tile, P goes through shared memory; FA2's causal
+# forward, masked like tree_attn, measured 31-51 %).
 # Registers: the fp32 output tile a thread holds plus fragments and addressing (ptxas -v, nvcc 13.0: 68-127).
 _v("attn_decode", "cuda", 5, "mma_sync", {**_DEC, "SPLITS": (4, 1, 2, 8, 16)}, tc=True, mem=0.91, comp=0.6,
    requires=("cp_async",), ops=_DOT_DECODE, smem=_mma_decode_smem, threads=_warps,

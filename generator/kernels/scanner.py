@@ -267,7 +267,7 @@ def name_before(code: str, lo: int, end: int) -> tuple[int, int] | None:
 
 # a name called (or launched), template arguments allowed; `(?=[A-Za-z_])` and the possessive quantifiers only
 # spare the regex engine attempts that fail (a shorter name or fewer spaces cannot be followed by `<` or `(`)
-CALLED = re.compile(r"(?=[A-Za-z_])\b([A-Za-z_]\w*+)\s*+(?:<(?:[^<>;()]|<[^<>;]*>)*>\s*)?(?:\(|<<<)")
+CALLED = re.compile(r"(?=[A-Za-z_])\b([A-Za-z_]\w*+)\s*+(?:<(?:[^<>;()]|<[^<>;()]*>)*>\s*)?(?:\(|<<<)")
 
 
 def dead_ranges(text: str) -> tuple[tuple[int, int], ...]:

@@ -72,24 +72,25 @@ def ms_text(ms: float) -> str:
 
 
 @lru_cache(maxsize=256)
-def _report_form(task) -> tuple[float, str]:
-    """Cached per task (every ok step of its session asks): its GPU's DRAM peak, and the benchmark report as a
-    %-format with what the task fixes already in place: the achieved line of its roofline side (`perf`'s bound is
-    the task's) and the peak's text. One pass over it per step (the same text as f-string specs)."""
-    dram_gbps = GPUS[task.gpu].dram_gbps
-    if perf.bound(task) == "memory":
+def _report_form(task) -> tuple[float, str, str]:
+    """Cached per task (every ok step of its session asks): its GPU's DRAM peak, its roofline side (`perf.bound`:
+    the report's one source for it), and the benchmark report as a %-format with what the task fixes already in
+    place: that side's achieved line and the peak's text. One pass over it per step (the same text as f-string
+    specs)."""
+    dram_gbps, bound = GPUS[task.gpu].dram_gbps, perf.bound(task)
+    if bound == "memory":
         achieved = ("achieved: %.0f GB/s = %.1f%% of peak DRAM bandwidth " + f"({dram_gbps:.0f} GB/s); "
                     + "%.2f TFLOPS")
     else:
         achieved = "achieved: %.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth"
-    return dram_gbps, ("compile: ok\n%s\ntime: %s ms (median of 100 runs)\nspeedup: %.2fx vs baseline (%s ms)%s\n"
+    return dram_gbps, bound, ("compile: ok\n%s\ntime: %s ms (median of 100 runs)\nspeedup: %.2fx vs baseline (%s ms)%s\n"
                        + achieved)
 
 
 def _benchmark(task, time_ms, baseline_ms, best_ms, variant, params) -> str:
-    dram_gbps, form = _report_form(task)
+    dram_gbps, bound, form = _report_form(task)
     check = correctness.ok_text(task, correctness.configuration_draw(task, variant, params), variant, params)
-    bandwidth_frac, tflops, compute_frac, bound = perf.achieved_values(task, time_ms)
+    bandwidth_frac, tflops, compute_frac, _ = perf.achieved_values(task, time_ms)
     best = ", %.2fx vs best so far (%s ms)" % (best_ms / time_ms, ms_text(best_ms)) if best_ms is not None else ""
     head = (check, ms_text(time_ms), baseline_ms / time_ms, ms_text(baseline_ms), best)
     bw = bandwidth_frac * dram_gbps

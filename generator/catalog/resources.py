@@ -25,8 +25,17 @@ class Usage:
 
 
 def key(op: str, tag: str, dtype: str, arch: str, shape: dict, params: dict) -> tuple[str, ...]:
-    return (op, tag, dtype, arch, ",".join(f"{k}={v}" for k, v in shape.items()),
-            ",".join(f"{k}={v}" for k, v in params.items()))
+    return op, tag, dtype, arch, _cell(shape), _cell(params)
+
+
+def _cell_format(names) -> str:
+    """A key cell (shape or params) as a %-format of its values: `name=value` pairs joined by commas. The one
+    writing of a cell, for the recorders' keys and for the launch checks' per-(task, variant) lookups (_Cells)."""
+    return ",".join(f"{k}=%s" for k in names)
+
+
+def _cell(values: dict) -> str:
+    return _cell_format(values) % tuple(values.values())
 
 
 def read_tsv(path: Path, columns: tuple[str, ...], counts: int) -> tuple[dict[str, str], list[list[str]]]:
@@ -61,7 +70,7 @@ class _Cells(NamedTuple):
 def _cells(groups: dict[tuple[str, ...], dict[str, int]], group: tuple[str, ...], names: list[str]) -> _Cells:
     """The `_Cells` of `group` (a key without its params cell) in `groups`, whose cells write `names` in order."""
     values = itemgetter(*names) if names else (lambda params: ())
-    return _Cells(groups.get(group, {}), ",".join(f"{k}=%s" for k in names), values)
+    return _Cells(groups.get(group, {}), _cell_format(names), values)
 
 
 def _grouped(rows: dict[tuple[str, ...], int]) -> dict[tuple[str, ...], dict[str, int]]:
@@ -187,7 +196,7 @@ TRITON_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120
 def triton_key(task, variant, params: dict, constants: tuple[str, ...]) -> tuple[str, ...]:
     """The table key; `constants` names the shape values the source binds (e.g. ("D",) for HEAD_DIM)."""
     op, dtype, arch, bound = _task_key(task, constants)
-    return (op, variant.tag, dtype, arch, bound, ",".join(f"{k}={params[k]}" for k in variant.params if k not in PLACEMENT))
+    return op, variant.tag, dtype, arch, bound, _cell({k: params[k] for k in variant.params if k not in PLACEMENT})
 
 
 @lru_cache(maxsize=1024)
@@ -198,7 +207,7 @@ def _task_key(task, constants: tuple[str, ...]) -> tuple[str, str, str, str]:
 
     shape = dict(task.shape)
     return (task.op, SAME_ALLOCATION.get(task.dtype, task.dtype), f"sm_{GPUS[task.gpu].cc}",
-            ",".join(f"{k}={shape[k]}" for k in constants))
+            _cell({k: shape[k] for k in constants}))
 
 
 def read_triton_table(path: Path = TRITON_TABLE) -> tuple[str, dict[tuple[str, ...], int], frozenset[str]]:

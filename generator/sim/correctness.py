@@ -120,18 +120,14 @@ def _facts(task) -> tuple[int, float, float, int]:
     return output_elements(task), magnitude, u, length
 
 
-def accumulation_error(task, variant=None, params: tuple = ()) -> float:
-    """Relative error the reduction of one output adds, as `variant` (with `params`, an items tuple) sums it; no
-    variant: one fp32 chain over the whole reduction. Chains of n terms in unit u and the fp32 additions that
-    combine them (tree levels, split partials, promoted blocks) are independent errors: their variances add."""
+def accumulation_error(task, variant=None, p: dict | None = None) -> float:
+    """Relative error the reduction of one output adds, as `variant` (with params `p`) sums it; no variant: one
+    fp32 chain over the whole reduction. Chains of n terms in unit u and the fp32 additions that combine them (tree
+    levels, split partials, promoted blocks) are independent errors: their variances add. On every passing step's
+    report, with a new configuration nearly every step: what the task and variant fix is cached (_summation)."""
     if variant is None:
         return FP32_U * math.sqrt(_facts(task)[3])
-    return _variant_error(task, variant, dict(params))
-
-
-def _variant_error(task, variant, p: dict) -> float:
-    """`accumulation_error` of a variant, its params a dict: the ok report's path on every passing step (a new
-    configuration nearly every step, so nothing to cache per configuration; what the task and variant fix is)."""
+    p = p or {}
     length, lanes_of, hopper_fp8 = _summation(task, variant)
     splits = p.get("SPLIT_K", p.get("SPLITS", 1))
     lanes = min(length, lanes_of(p)) if lanes_of is not None else 1
@@ -147,7 +143,7 @@ def _variant_error(task, variant, p: dict) -> float:
 
 @lru_cache(maxsize=1024)
 def _summation(task, variant) -> tuple:
-    """Cached per (task, variant): what `_variant_error` reads besides the params, namely the reduction length,
+    """Cached per (task, variant): what `accumulation_error` reads besides the params, namely the reduction length,
     the tree's lanes as a function of the params (None: every output one thread's chain), and whether e4m3
     products add on Hopper's tensor cores."""
     tree = (variant.kernel_class, variant.tag)
@@ -319,7 +315,7 @@ def ok_text(task, u: float, variant=None, params=None) -> str:
         err = magnitude / INT8_MAX / 2
         worst = magnitude * (0.5 + 0.5 * u)
         return _ok_line(task) % (err, err / worst)
-    unit = out_u + (accumulation_error(task) if variant is None else _variant_error(task, variant, params or {}))
+    unit = out_u + accumulation_error(task, variant, params)
     rel = unit * (0.5 + 0.5 * u)           # the worst element's rounding, half an ulp to one
     return _ok_line(task) % (rel * magnitude, rel)
 

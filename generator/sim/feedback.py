@@ -83,8 +83,8 @@ def _report_form(task) -> tuple[float, str, str]:
                     + "%.2f TFLOPS")
     else:
         achieved = "achieved: %.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth"
-    return dram_gbps, bound, ("compile: ok\n%s\ntime: %s ms (median of 100 runs)\nspeedup: %.2fx vs baseline (%s ms)%s\n"
-                       + achieved)
+    form = "compile: ok\n%s\ntime: %s ms (median of 100 runs)\nspeedup: %.2fx vs baseline (%s ms)%s\n" + achieved
+    return dram_gbps, bound, form
 
 
 def _benchmark(task, time_ms, baseline_ms, best_ms, variant, params) -> str:

@@ -355,7 +355,7 @@ def _rel(text):
 
 def _accumulation(t, tag, **params):
     v = _variant(t, tag)
-    return correctness.accumulation_error(t, v, tuple({**v.default_params(), **params}.items()))
+    return correctness.accumulation_error(t, v, {**v.default_params(), **params})
 
 
 FP8_4096 = {"M": 4096, "N": 4096, "K": 4096}

@@ -1060,8 +1060,11 @@ def _is_type_word(word: str) -> bool:
     return word in _TYPE_WORDS or (len(word) > 2 and word.endswith("_t"))
 
 
-# Without a leading `\s*` in the pattern: on the long blank runs of a code view that costs quadratic time.
-_TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?)(?![\w(])")
+# Without a leading `\s*` in the pattern: on the long blank runs of a code view that costs quadratic time. A member
+# scale (`op.a_scale[m]`, CUDA int8_gemm's store_c) counts where one name indexes it: a per-row or per-column scale
+# of the output; members indexed by a K block or by 0 (fp8_blockwise_gemm's loads, fp8_gemm's per-tensor pair) do not.
+_TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?"
+                          r"|[A-Za-z_]\w*\.\w*[Ss]cale\w*\[\s*[A-Za-z_]\w*\s*\])(?![\w(])")
 
 
 TIMES_AFTER = re.compile(r"\s*\*\s*(?!=)")

@@ -66,12 +66,14 @@ FP8_QUANT_OPS = frozenset({"per_token_fp8_quant"})
 INT8_QUANT_OPS = frozenset({"kv_int8_quant"})
 INT8_MAX = 127.0
 # Quantized kernels whose every dropped_scale site (faults._scale_sites over their templates) drops an absmax scale
-# applied to the output: the Triton fp8 GEMM's per-tensor a_scale * b_scale, the Triton int8 GEMM's per-token
-# a_scale[m] or per-channel b_scale[n], the Triton int8 GEMV's per-channel scale. Such a scale is amax / qmax (e4m3
-# 448, int8 127) with amax the largest of many N(0, 1) inputs, LARGEST_NORMAL; without it every output of its
-# tensor, row or column is ref / scale, so out / ref is qmax / amax (both operands' for the fp8 GEMM).
+# applied to the output: the Triton fp8 GEMM's per-tensor a_scale * b_scale, the int8 GEMMs' per-token a_scale[m]
+# or per-channel b_scale[n] (Triton's epilogue, CUDA's store_c), the Triton int8 GEMV's per-channel scale. Such a
+# scale is amax / qmax (e4m3 448, int8 127) with amax the largest of many N(0, 1) inputs, LARGEST_NORMAL; without it
+# every output of its tensor, row or column is ref / scale, so out / ref is qmax / amax (both operands' for the fp8
+# GEMM).
 OUTPUT_SCALE_RATIOS = {("fp8_gemm", "triton"): (E4M3_MAX / LARGEST_NORMAL) ** 2,
                        ("int8_gemm", "triton"): INT8_MAX / LARGEST_NORMAL,
+                       ("int8_gemm", "cuda"): INT8_MAX / LARGEST_NORMAL,
                        ("int8_gemv", "triton"): INT8_MAX / LARGEST_NORMAL}
 # Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
 # per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain

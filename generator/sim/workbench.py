@@ -28,7 +28,8 @@ COMPILE_FAULTS = {"cuda": ("undefined_identifier", "missing_semicolon", "type_mi
 WRONG_FAULTS = {"cuda": ("missing_syncthreads", "truncated_grid", "wrong_stride", "dropped_scale", "racy_reduction"),
                 "triton": ("truncated_grid", "wrong_stride", "dropped_scale")}
 # Kernels whose every dropped_scale site multiplies by a scale their templates define as `{ return 1.f; }` (the real
-# per-tensor or per-channel scale is applied through `op.` fields, which no deletion reaches): the fp8 GEMMs'
+# per-tensor or per-channel scale is applied as `op.a_scale[0] * op.b_scale[0]` or `__half2float(op.scales[n])`,
+# which no deletion reaches: faults._TIMES_SCALE takes a member scale only indexed by one name): the fp8 GEMMs'
 # dequantizing path (a_k_scale, b_k_scale: gemm/ops/fp8_gemm.cuh, moe_grouped_gemm.fp8.cuh), the fp16 and int8
 # GEMVs' w_scale (gemv/ops/_default.cuh, int8_gemv.cuh) and the samplers without a temperature (row_scale:
 # sampler/ops/minp_sample.cuh, nucleus_sample.cuh, moe_topk_gating.cuh). Deleting `* scale` there changes nothing.

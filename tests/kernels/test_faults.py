@@ -258,3 +258,26 @@ def test_a_wrong_stride_is_made_only_in_code_that_runs():
         assert any("g.a[(int64_t)m * K + k]" in line for line in lines) == called, (tag, lines)
         assert not any("m * lda" in line for line in lines), (tag, lines)
         assert any("g.c[(int64_t)m * N + n]" in line for line in lines)
+
+
+def _any_task(op, impl):
+    return next(t for t in all_tasks() if t.op == op and t.impl == impl)
+
+
+def test_a_per_row_or_per_column_member_scale_is_a_dropped_scale_site():
+    """CUDA int8_gemm's store_c multiplies by op.a_scale[m] and op.b_scale[n] (a token's and a channel's absmax
+    scale): each is a site, and dropping it leaves the rest of the product (0.6.6 found no site there). A member
+    scale indexed by 0 or by a K block is none: fp8_gemm's per-tensor pair (its dequant_mma renders' a_k_scale is
+    1.f, workbench.UNIT_SCALE_KERNELS) and fp8_blockwise_gemm's loads."""
+    from generator.kernels.faults import _scale_sites
+    product = "acc * op.a_scale[m] * op.b_scale[n]"
+    for v in variants_for("int8_gemm", "cuda"):
+        src = render(_any_task("int8_gemm", "cuda"), v, v.default_params())
+        assert product in src.text, v.tag
+        edited = {src.text[:e.start] + src.text[e.end:] for e in _scale_sites(src)}
+        assert edited == {src.text.replace(product, "acc * op.b_scale[n]"),
+                          src.text.replace(product, "acc * op.a_scale[m]")}, v.tag
+    for op in ("fp8_gemm", "fp8_blockwise_gemm"):
+        for v in variants_for(op, "cuda"):
+            src = render(_any_task(op, "cuda"), v, v.default_params())
+            assert not any("op." in src.text[e.start:e.end] for e in _scale_sites(src)), (op, v.tag)

@@ -31,6 +31,9 @@ _UNCOMPUTED = re.compile(r"not computed: the last (\d+) of (\d+) (\w+)(?: in eac
 _MOVED = re.compile(r"wrong in all but the first of (\d+) (\w+)(?: in each of (\d+) (\w+))? \((.+?): the same "
                     r"address only at index 0\)")
 _RATIO = re.compile(r"out / ref = (\S+) at the first mismatch")    # a dropped scale's (correctness.failed_text)
+# a dropped scale that varies along K (correctness.failed_text): its tensor, the K terms it leaves, its block
+_BLOCK_SCALE = re.compile(r"(\w+) missing on (every K term|1 in (\d+) K terms) \(each (\d+)-value block's products "
+                          r"times its own (\S+) / amax\)")
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
 _RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
 _DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
@@ -145,6 +148,30 @@ def _failed(task, body: str) -> str | None:
     if ratio is not None and said is not None and (said[1] != f"{ratio:.4g}" or abs(rel - (ratio - 1)) > 1e-3 * ratio):
         return (f"out / ref = {said[1]}, max_rel_err {rel:g}: without its output scale {task.op} is modelled as "
                 f"ref * {ratio:.4g}, off by {ratio - 1:.4g} times |ref| (correctness.OUTPUT_SCALE_RATIOS)")
+    if said is not None and (task.op, task.impl) in correctness.K_BLOCK_SCALES:
+        return (f"out / ref = {said[1]}: {task.op}'s scales vary along K, so a dropped one leaves each K block off "
+                f"by its own factor and no single out / ref (correctness.K_BLOCK_SCALES)")
+    block = _BLOCK_SCALE.search(body)
+    return _block_scale(task, block, err, bad) if block is not None else None
+
+
+def _block_scale(task, said: re.Match, err: float, bad: int) -> str | None:
+    """A dropped K-varying scale's report against the task: the tensor is one of the kernel's K_BLOCK_SCALES, the
+    share of K terms, block and grid are its, and the error and mismatches are `correctness.block_scale_error`'s."""
+    tensor, _terms, one_in, values, qmax = said.groups()
+    kernel = correctness.K_BLOCK_SCALES.get((task.op, task.impl))
+    scale = next((s for s in kernel[1] if s.tensor == tensor), None) if kernel is not None else None
+    if scale is None:
+        return f"{task.op} ({task.impl}) has no K-varying scale {tensor} for a dropped scale to leave out"
+    share = 1 / int(one_in) if one_in else 1.0
+    if (share, int(values), float(qmax)) != (kernel[0], scale.values(task.shape_dict()), scale.qmax):
+        return (f"{tensor} dropped on {share:g} of the K terms, {values}-value blocks of grid {qmax}: its sites leave "
+                f"{kernel[0]:g}, one scale per {scale.values(task.shape_dict())} values of grid {scale.qmax:g}")
+    want, passing = correctness.block_scale_error(task, scale)
+    n = correctness.output_elements(task)
+    if abs(err - want) > 1e-3 * want or bad != max(1, n - round(n * passing)):
+        return (f"max_abs_err {err:g} with {bad} mismatches without {tensor}: the unscaled K blocks make "
+                f"{want:.4g} and {max(1, n - round(n * passing))} (correctness.block_scale_error)")
     return None
 
 

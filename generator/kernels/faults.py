@@ -50,7 +50,8 @@ class Expected:
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
     message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M";
-                             # wrong_stride: its product before and after, "m * N -> m * (N + 1)")
+                             # wrong_stride: its product before and after, "m * N -> m * (N + 1)"; dropped_scale:
+                             # the line the factor is deleted from, stripped)
     context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
     n_errors: int = 1        # nvcc's "N errors detected" count
 
@@ -1283,6 +1284,14 @@ def _site_edit(kind: str) -> Callable:
     return make
 
 
+def _make_dropped_scale(source: Source, sites: list[Edit], choice: tuple):
+    """The deletion, its report naming the line it edits (which operand's scale a dequantizing GEMM loses:
+    correctness.dropped_block_scale)."""
+    edit = sites[choice[0]]
+    line = scanner.line_text(source.text, source.text.count("\n", 0, edit.start) + 1)
+    return edit, replace(_wrong("dropped_scale"), message=line.strip())
+
+
 MAKERS = {
     "undefined_identifier": FaultMaker(_DeclaredNames, _draw_undefined_identifier, _make_undefined_identifier),
     "missing_semicolon": FaultMaker(_SemicolonSites, _draw_missing_semicolon, _make_missing_semicolon),
@@ -1292,7 +1301,7 @@ MAKERS = {
                                       _site_edit("missing_syncthreads")),
     "truncated_grid": FaultMaker(_grid_sites, _one_site("truncated_grid"), _make_truncated_grid),
     "wrong_stride": FaultMaker(_stride_sites, _draw_wrong_stride, _make_wrong_stride),
-    "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _site_edit("dropped_scale")),
+    "dropped_scale": FaultMaker(_scale_sites, _one_site("dropped_scale"), _make_dropped_scale),
     "racy_reduction": FaultMaker(_reduction_sites, _one_site("racy_reduction"), _site_edit("racy_reduction")),
     "triton_compilation_error": FaultMaker(triton_error_sites, _draw_triton_compilation_error,
                                            _make_triton_compilation_error),

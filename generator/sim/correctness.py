@@ -20,6 +20,7 @@ import hashlib
 import math
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Callable, NamedTuple
 
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
@@ -75,6 +76,37 @@ OUTPUT_SCALE_RATIOS = {("fp8_gemm", "triton"): (E4M3_MAX / LARGEST_NORMAL) ** 2,
                        ("int8_gemm", "triton"): INT8_MAX / LARGEST_NORMAL,
                        ("int8_gemm", "cuda"): INT8_MAX / LARGEST_NORMAL,
                        ("int8_gemv", "triton"): INT8_MAX / LARGEST_NORMAL}
+# Largest magnitudes of the grids a block's absmax maps to: e2m1 6 (OCP Microscaling Formats spec v1.0, FP4 E2M1;
+# NVFP4 scales each 16 values by amax / 6, NVIDIA "Introducing NVFP4", developer.nvidia.com blog, 2025), e4m3 448
+# (DeepSeek-V3, arXiv 2412.19437 sec. 3.3.2: 1x128 activation tiles and 128x128 weight blocks, each scaled by its
+# own max absolute value), and symmetric int4 with zero point 8 as the int4 templates store it: GPTQ's quantizer
+# (IST-DASLab/gptq quant.py, Quantizer.find_params with sym=True) sets scale = (amax - -amax) / 15, so amax / 7.5.
+E2M1_MAX, INT4_SYM_MAX = 6.0, 7.5
+
+
+class BlockScale(NamedTuple):
+    """A quantization scale that varies along K: the signature's tensor, the quantized values one scale covers
+    (their absmax sets it) as a function of the shape, and the grid's largest magnitude."""
+
+    tensor: str
+    values: Callable[[dict], int]
+    qmax: float
+
+
+_GROUP_SCALES = (BlockScale("scales", lambda s: s["G"], INT4_SYM_MAX),)
+# Kernels whose dropped_scale sites drop a scale that varies along K, with the share of the K terms one site leaves
+# unscaled: dequant_mma (the only CUDA fp4 / fp8-blockwise variant with a site) multiplies k = 2t, 2t+1, 2t+8 and
+# 2t+9 of each 16-deep mma step by the scale in four separate products per operand, so a deletion drops it from one
+# k in four; the int4 kernels multiply every dequantized weight once. `dropped_block_scale` names the operand.
+K_BLOCK_SCALES = {
+    ("fp4_gemm", "cuda"): (0.25, (BlockScale("a_scale", lambda s: 16, E2M1_MAX),
+                                  BlockScale("b_scale", lambda s: 16, E2M1_MAX))),
+    ("fp8_blockwise_gemm", "cuda"): (0.25, (BlockScale("a_scale", lambda s: 128, E4M3_MAX),
+                                            BlockScale("b_scale", lambda s: 128 * 128, E4M3_MAX))),
+    ("int4_gemm", "triton"): (1.0, _GROUP_SCALES),
+    ("int4_gemv", "cuda"): (1.0, _GROUP_SCALES),
+    ("int4_gemv", "triton"): (1.0, _GROUP_SCALES),
+}
 # Threads whose sequential partial sums of one output are combined as a tree (warp shuffles, shared-memory halving),
 # per CUDA template that does so (its header comment); every other variant sums an output in one thread's chain
 # (tiled GEMMs: one accumulator register per output across K), cut into SPLIT_K / SPLITS ranges where it has them.
@@ -330,10 +362,64 @@ def _ok_line(task) -> str:
     return "correctness: ok (max_abs_err = %.3g, max_rel_err = %.3g; " + f"atol = {atol:g}, rtol = {rtol:g})"
 
 
-def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -> str:
+def dropped_block_scale(task, line: str) -> BlockScale | None:
+    """The K-varying scale a dropped_scale deletion on source `line` (its Expected.message) leaves out: the B
+    operand's where the line decodes B fragments (dequant_mma's `decode_b`), else the kernel's first; None where
+    the kernel's scales do not vary along K."""
+    kernel = K_BLOCK_SCALES.get((task.op, task.impl))
+    if kernel is None:
+        return None
+    scales = kernel[1]
+    return scales[-1] if "decode_b(" in line else scales[0]
+
+
+@lru_cache(maxsize=256)
+def block_scale_error(task, scale: BlockScale) -> tuple[float, float]:
+    """(max_abs_err, share of outputs still within tolerance) of `task` without `scale` on its share f of the K
+    terms (K_BLOCK_SCALES). A quantized value is x / s with s = amax / qmax over its block, so each unscaled
+    product is r = qmax / amax times its reference, amax the largest |x| of the block's N(0, 1) values: r differs
+    block to block, so no out / ref is one number. Over the L = K unit-variance products, e = out - ref =
+    sum (r_k - 1) x_k y_k over the f L unscaled ones (x_k of the scaled operand) has variance f L E[x^2 (r - 1)^2]
+    (its largest over many outputs LARGEST_NORMAL standard deviations) and covariance f L E[x^2 (r - 1)] with ref,
+    N(0, L) (`_unscaled_factor_moments`): e = b ref + noise, b = f E[x^2 (r - 1)]. An output passes where |e| <= atol + rtol |ref|: to first order in that width (small beside the
+    noise), 2 (atol + rtol |t|) times the noise's density at -b t, averaged over ref = t; two normal densities
+    multiplied make one of variance tau^2, so the share is (atol sqrt(2 pi) tau + 2 rtol tau^2) / (pi sd(noise)
+    sqrt(L)). Checked against quantized N(0, 1) inputs (tests/sim/test_correctness.py)."""
+    share = K_BLOCK_SCALES[(task.op, task.impl)][0]
+    length = _facts(task)[3]
+    mean, square = _unscaled_factor_moments(scale.values(task.shape_dict()), scale.qmax)
+    error_var = share * length * square
+    slope = share * mean
+    noise = math.sqrt(error_var - slope * slope * length)
+    tau = 1 / math.sqrt(slope * slope / (noise * noise) + 1 / length)
+    atol, rtol = TOLERANCES[task.dtype]
+    passing = (atol * math.sqrt(2 * math.pi) * tau + 2 * rtol * tau * tau) / (math.pi * noise * math.sqrt(length))
+    return LARGEST_NORMAL * math.sqrt(error_var), min(1.0, passing)
+
+
+@lru_cache(maxsize=16)
+def _unscaled_factor_moments(values: int, qmax: float) -> tuple[float, float]:
+    """(E[x^2 (r - 1)], E[x^2 (r - 1)^2]) for x one of `values` N(0, 1) values of a block and r = qmax / amax, amax
+    their largest |x|: P(amax <= t) = (2 Phi(t) - 1)^values, so amax's q-quantile is Phi^-1((1 + q^(1 / values)) /
+    2); given amax = t, the block's mean x^2 is (t^2 + (values - 1) E[x^2 | |x| < t]) / values, E[x^2 | |x| < t] =
+    1 - 2 t phi(t) / (2 Phi(t) - 1) (a small block's values are small where its amax is). A midpoint rule over 4096
+    quantiles."""
+    points, normal = 4096, NormalDist()
+    mean = square = 0.0
+    for i in range(points):
+        t = normal.inv_cdf((1 + ((i + 0.5) / points) ** (1 / values)) / 2)
+        inside = 2 * normal.cdf(t) - 1
+        x2 = (t * t + (values - 1) * (1 - 2 * t * normal.pdf(t) / inside)) / values
+        factor = qmax / t - 1
+        mean += x2 * factor
+        square += x2 * factor * factor
+    return mean / points, square / points
+
+
+def failed_text(task, kind: str | None, u, region: Tail | Shift | BlockScale | None = None) -> str:
     """The report of a wrong result caused by fault `kind` (`u`: six uniforms in [0, 1), the last three a race's
     reruns; `region`: the outputs a truncated grid leaves uncomputed, `grid_tail.unwritten`, or a wrong stride moves,
-    `stride_shift.wrong`)."""
+    `stride_shift.wrong`; the scale a dropped_scale leaves out where it varies along K, `dropped_block_scale`)."""
     n, magnitude = _facts(task)[:2]
     atol, rtol = TOLERANCES[task.dtype]
     bound = atol + rtol * magnitude        # the tolerance at the largest element
@@ -356,15 +442,23 @@ def failed_text(task, kind: str | None, u, region: Tail | Shift | None = None) -
             err, where = softmax_scale_error(u[2]), SOFTMAX_SCALE_MISSING
             exact, start = softmax_scale_exact(task)      # a causal prefill's first query of each block
             bad, first = min(bad, n - exact), start + first
+        elif task.op in ID_OPS:            # the report counts ids, no error
+            err, where = floor, "drawn from unscaled scores"
+        elif (task.op, task.impl) in OUTPUT_SCALE_RATIOS:    # out / ref is qmax / amax at every output
+            factor = OUTPUT_SCALE_RATIOS[(task.op, task.impl)]
+            err = magnitude * (factor - 1)
+            where = f"out / ref = {factor:.4g} at the first mismatch (a scale missing)"
+        elif isinstance(region, BlockScale):    # each K block off by its own factor: no out / ref to state
+            err, passing = block_scale_error(task, region)
+            bad = max(1, n - round(n * passing))
+            first = int(math.log1p(-u[1]) / math.log(passing)) if 0 < passing < 1 else 0   # geometric
+            share = K_BLOCK_SCALES[(task.op, task.impl)][0]
+            terms = "every K term" if share == 1 else f"1 in {round(1 / share)} K terms"
+            where = (f"{region.tensor} missing on {terms} (each {region.values(task.shape_dict())}-value block's "
+                     f"products times its own {region.qmax:g} / amax): no single out / ref")
         else:
-            factor = OUTPUT_SCALE_RATIOS.get((task.op, task.impl))
-            if factor is None:
-                factor = (0.01 + 0.2 * u[2]) if u[3] < 0.5 else (5 + 95 * u[2])
-            err = magnitude * abs(1 - factor)
-            # out / ref is one constant only where the output is linear in one scalar scale: a rotation's or a
-            # per-group scale is not, and ids have no ratio; so the ratio of the first mismatch only
-            where = ("drawn from unscaled scores" if task.op in ID_OPS
-                     else f"out / ref = {factor:.4g} at the first mismatch (a scale missing)")
+            raise ValueError(f"no model of a dropped scale in {task.op} ({task.impl}); a K-varying one needs its "
+                             f"BlockScale (dropped_block_scale)")
     elif kind == "wrong_stride":           # the address moved for every index of one output axis but the first
         if not isinstance(region, Shift):
             raise ValueError("a wrong stride's report needs the outputs it moves (stride_shift.wrong)")

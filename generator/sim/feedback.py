@@ -50,11 +50,14 @@ REGION_KINDS = ("truncated_grid", "wrong_stride")    # wrong results whose repor
 
 def failure_region(task, expected, variant, params):
     """The outputs a `REGION_KINDS` fault spoils for `task` at `params` (its report names them; None where the
-    edit changes nothing or is not modelled, so the workbench never draws it there); None for other kinds."""
+    edit changes nothing or is not modelled, so the workbench never draws it there); a dropped_scale's K-varying
+    scale (`correctness.dropped_block_scale`, None where the scale does not vary along K); None for other kinds."""
     if expected.kind == "truncated_grid":
         return grid_tail.unwritten(task, expected.message, source_constants(variant, params))
     if expected.kind == "wrong_stride":
         return stride_shift.wrong(task, expected.message)
+    if expected.kind == "dropped_scale":
+        return correctness.dropped_block_scale(task, expected.message)
     return None
 
 

@@ -190,3 +190,26 @@ def test_a_causal_prefill_scale_report_keeps_each_first_query_exact():
     assert "outputs are exact" in reports.problem(task, "wrong_result", every, None, 1.0, None)
     cross = Task("cross_attn", "cuda", "h100", "fp16", (("B", 1), ("H", 32), ("S", 4096), ("L", 1500), ("D", 128)))
     assert "first bad index: 0" in correctness.failed_text(cross, "dropped_scale", (0.999, 0.0, 0.5, 0.5, 0.5, 0.5))
+
+
+def test_a_dropped_k_block_scale_report_is_held_to_its_model():
+    """A scale that varies along K leaves each block off by its own factor: a report that states an out / ref,
+    another error or mismatch count than `correctness.block_scale_error` gives, or a scale the kernel does not
+    have, is named (0.6.6 drew out / ref = 0.1831 for int4_gemm)."""
+    from generator.catalog.tasks import Task
+    from generator.sim import correctness
+    task = Task("fp8_blockwise_gemm", "cuda", "h100", "fp8", (("M", 4096), ("N", 2112), ("K", 7168)))
+    for scale in correctness.K_BLOCK_SCALES[(task.op, task.impl)][1]:
+        text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6, scale)
+        assert reports.problem(task, "wrong_result", text, None, 1.0, None) is None
+        ratio = _swap(text, r"; \w+ missing on .*$", "; out / ref = 0.1831 at the first mismatch (a scale missing)")
+        assert "no single out / ref" in reports.problem(task, "wrong_result", ratio, None, 1.0, None)
+        err = float(re.search(r"max_abs_err = (\S+) ", text)[1])
+        off = _swap(text, r"max_abs_err = \S+ ", f"max_abs_err = {2 * err:.4g} ")
+        assert "block_scale_error" in reports.problem(task, "wrong_result", off, None, 1.0, None)
+        fewer = _swap(text, r"mismatches: \d+ / (\d+) \([\d.]+%\)", r"mismatches: 4000000 / \1 (46.24%)")
+        assert "block_scale_error" in reports.problem(task, "wrong_result", fewer, None, 1.0, None)
+        other = _swap(text, rf"{scale.tensor} missing on", "c_scale missing on")
+        assert "no K-varying scale c_scale" in reports.problem(task, "wrong_result", other, None, 1.0, None)
+        block = _swap(text, r"each \d+-value block", "each 64-value block")
+        assert "one scale per" in reports.problem(task, "wrong_result", block, None, 1.0, None)

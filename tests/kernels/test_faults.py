@@ -277,7 +277,38 @@ def test_a_per_row_or_per_column_member_scale_is_a_dropped_scale_site():
         edited = {src.text[:e.start] + src.text[e.end:] for e in _scale_sites(src)}
         assert edited == {src.text.replace(product, "acc * op.b_scale[n]"),
                           src.text.replace(product, "acc * op.a_scale[m]")}, v.tag
+        for seed in range(4):
+            _broken, expected = inject(src, "dropped_scale", _rng(seed))
+            assert expected.status == "wrong_result" and product in expected.message
     for op in ("fp8_gemm", "fp8_blockwise_gemm"):
         for v in variants_for(op, "cuda"):
             src = render(_any_task(op, "cuda"), v, v.default_params())
             assert not any("op." in src.text[e.start:e.end] for e in _scale_sites(src)), (op, v.tag)
+
+
+def test_a_dequantizing_gemm_drops_one_operand_scale_from_one_k_in_four():
+    """dequant_mma's sites (the only ones of the CUDA fp4 and fp8-blockwise GEMMs) are the eight `* scale` of its
+    A and B fragments, one per k offset 0, 1, 8, 9 (of 2t in a 16-deep step) and operand: a deletion leaves one
+    operand's block scale off one k in four (correctness.K_BLOCK_SCALES' share), and its report names the line,
+    whose decode_a / decode_b tells the operand (correctness.dropped_block_scale)."""
+    from generator.kernels.faults import _scale_sites
+    from generator.sim import correctness
+    for op in ("fp4_gemm", "fp8_blockwise_gemm"):
+        task = _any_task(op, "cuda")
+        assert correctness.K_BLOCK_SCALES[(op, "cuda")][0] == 0.25
+        for v in variants_for(op, "cuda"):
+            src = render(task, v, v.default_params())
+            sites = _scale_sites(src)
+            assert bool(sites) == (v.tag == "dequant_mma"), (op, v.tag)
+            if not sites:
+                continue
+            products = set()
+            for e in sites:
+                before = src.text[:e.start]
+                products.add(re.search(r"decode_([ab])\(row, kl(?: \+ (\d+))?\)\s*$", before).groups())
+            assert products == {(x, k) for x in "ab" for k in (None, "1", "8", "9")}
+            for seed in range(8):
+                broken, expected = inject(src, "dropped_scale", _rng(seed))
+                operand = re.search(r"decode_([ab])\(", expected.message)[1]
+                assert expected.message in src.text and expected.message not in broken.text
+                assert correctness.dropped_block_scale(task, expected.message).tensor == f"{operand}_scale"

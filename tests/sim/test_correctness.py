@@ -52,12 +52,15 @@ def test_wrong_results_show_their_signature():
     t = _task("rope", "fp16", ROPE)
     u = (0.7, 0.2, 0.4, 0.9, 0.1, 0.6)
     assert "varies run to run" in correctness.failed_text(t, "racy_reduction", u)
-    # a dropped scale is no constant factor in general (a rotation's angle here; a softmax's, a group's): the report
-    # states the first mismatch's ratio only, and an id op no ratio at all (0.6.2 claimed a constant everywhere)
-    dropped = correctness.failed_text(t, "dropped_scale", u)
-    assert "at the first mismatch" in dropped and "constant" not in dropped
+    # a dropped scale is no constant factor where it varies along K (a group's): the report states no ratio, and an
+    # id op none at all (0.6.2 claimed a constant everywhere); a kernel with no model of it has no report
+    grouped = _task("int4_gemm", "int4", {"M": 16, "N": 8192, "K": 8192, "G": 128}, impl="triton")
+    dropped = correctness.failed_text(grouped, "dropped_scale", u, correctness.dropped_block_scale(grouped, ""))
+    assert "no single out / ref" in dropped and "out / ref =" not in dropped
     ids = correctness.failed_text(_task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50}), "dropped_scale", u)
     assert "ids:" in ids and "out / ref" not in ids
+    with pytest.raises(ValueError, match="no model of a dropped scale in rope"):
+        correctness.failed_text(t, "dropped_scale", u)
 
 
 def test_a_missing_softmax_scale_keeps_attention_within_its_values():
@@ -139,10 +142,20 @@ def test_reports_count_the_output_elements(op, dtype, shape, n):
     t = _task(op, dtype, shape)
     ok = correctness.ok_text(t, 0.5)
     assert "max_abs_err" in ok or _counted(ok)[0] == n
-    for kind in ("dropped_scale", "racy_reduction"):
-        for u in ((0.0,) * 6, (0.99,) * 6):
-            total, bad, first = _counted(correctness.failed_text(t, kind, u))
-            assert total == n and 1 <= bad <= n and 0 <= first < n, (kind, u)
+    for u in ((0.0,) * 6, (0.99,) * 6):
+        for text in [correctness.failed_text(t, "racy_reduction", u), *_dropped_scale_texts(t, u)]:
+            total, bad, first = _counted(text)
+            assert total == n and 1 <= bad <= n and 0 <= first < n, (text, u)
+
+
+def _dropped_scale_texts(t, u):
+    """The reports of each scale `t`'s kernel can drop (none where it has no model of one: no site there)."""
+    kernel = correctness.K_BLOCK_SCALES.get((t.op, t.impl))
+    if kernel is not None:
+        return [correctness.failed_text(t, "dropped_scale", u, scale) for scale in kernel[1]]
+    modelled = (correctness.is_attention(t) or t.op in correctness.ID_OPS
+                or (t.op, t.impl) in correctness.OUTPUT_SCALE_RATIOS)
+    return [correctness.failed_text(t, "dropped_scale", u)] if modelled else []
 
 
 def _catalog_sample():
@@ -161,12 +174,18 @@ def test_every_report_meets_or_breaks_its_own_criterion():
     from generator.check import reports
     grid = [(a, b, c, d, d, 1 - d) for a in (0.0, 0.99) for b in (0.0, 0.99) for c in (0.0, 0.5, 0.99)
             for d in (0.2, 0.8)]
-    for t in _catalog_sample():
+    for t in _catalog_sample() + _every_impl_of(correctness.K_BLOCK_SCALES):
         for u in (0.0, 0.5, 0.999):
             assert reports._passed(t, correctness.ok_text(t, u)) is None, (t, u)
-        for kind in ("dropped_scale", "racy_reduction"):
-            for u in grid:
-                assert reports._failed(t, correctness.failed_text(t, kind, u)) is None, (t, kind, u)
+        for u in grid:
+            for text in [correctness.failed_text(t, "racy_reduction", u), *_dropped_scale_texts(t, u)]:
+                assert reports._failed(t, text) is None, (t, text)
+
+
+def _every_impl_of(kernels):
+    """One catalog task of each (op, impl) in `kernels`."""
+    from generator.catalog.tasks import all_tasks
+    return list({(t.op, t.impl): t for t in all_tasks() if (t.op, t.impl) in kernels}.values())
 
 
 def test_a_truncated_grid_reports_the_tail_its_blocks_leave():
@@ -514,3 +533,43 @@ def test_the_router_task_states_the_slot_order_its_ids_are_compared_in():
     router = _task("moe_topk_gating", "fp32", {"T": 4096, "E": 8, "K": 2})
     for stated in (correctness.tolerance_text(router), OPS["moe_topk_gating"].desc):
         assert "descending weight" in stated and "lower" in stated, stated
+
+
+@pytest.mark.parametrize("op, impl, tensor", [("int4_gemv", "cuda", "scales"), ("fp4_gemm", "cuda", "a_scale"),
+                                              ("fp8_blockwise_gemm", "cuda", "a_scale"),
+                                              ("fp8_blockwise_gemm", "cuda", "b_scale")])
+def test_a_dropped_k_block_scale_reports_what_quantized_inputs_give(op, impl, tensor):
+    """`block_scale_error` against the fault made on drawn inputs: N(0, 1) A and B, quantized per block by their
+    absmax (x / s, s = amax / qmax), multiplied with the scale of the site's k left off (every k for the int4
+    groups, one in four for dequant_mma), compared with the float64 reference. The error's spread (the report's
+    max_abs_err is LARGEST_NORMAL of them) and the share of outputs within tolerance (the report's mismatches) are
+    those of the drawn outputs; the report states them and no out / ref (0.6.6 drew one: each block has its own)."""
+    np = pytest.importorskip("numpy")
+    m, n, k = 64, 256, 4096
+    shape = {"M": m, "N": n, "K": k, "G": 128} if op.startswith("int4") else {"M": m, "N": n, "K": k}
+    task = _shaped(op, {"int4_gemv": "int4", "fp4_gemm": "fp4", "fp8_blockwise_gemm": "fp8"}[op], shape, impl)
+    share, scales = correctness.K_BLOCK_SCALES[(op, impl)]
+    scale = next(s for s in scales if s.tensor == tensor)
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((n, k))
+    unscaled = np.isin(np.arange(k) % 16, [0, 2, 4, 6]) if share == 0.25 else np.ones(k, bool)
+    values = scale.values(task.shape_dict())
+    if tensor == "b_scale" and values == 128 * 128:          # 128 x 128 blocks of B: n / 128, k / 128
+        amax = np.abs(b.reshape(n // 128, 128, k // 128, 128)).max(axis=(1, 3))
+        factor = np.repeat(np.repeat(scale.qmax / amax, 128, 0), 128, 1)
+    else:                                                    # 1 x `values` blocks along K of one operand's rows
+        x = a if tensor == "a_scale" else b
+        amax = np.abs(x.reshape(x.shape[0], k // values, values)).max(axis=2)
+        factor = np.repeat(scale.qmax / amax, values, 1)
+    used = np.where(unscaled, factor, 1.0)
+    ref = a @ b.T
+    out = (a * used) @ b.T if tensor == "a_scale" else a @ (b * used).T
+    atol, rtol = correctness.TOLERANCES[task.dtype]
+    passing = (np.abs(out - ref) <= atol + rtol * np.abs(ref)).mean()
+    err, model_passing = correctness.block_scale_error(task, scale)
+    assert err / correctness.LARGEST_NORMAL == pytest.approx((out - ref).std(), rel=0.05)
+    assert abs(model_passing - passing) <= 4 * math.sqrt(model_passing / (m * n)) + 0.1 * model_passing
+    text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6, scale)
+    total, bad, _first = _counted(text)
+    assert f"max_abs_err = {err:.4g} " in text and bad == total - round(total * model_passing)
+    assert "out / ref =" not in text and f"{tensor} missing on" in text

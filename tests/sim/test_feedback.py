@@ -56,11 +56,13 @@ def test_ptxas_triton_and_launch_failures():
     assert "launch: FAILED" in text and "RuntimeError: CUDA error: invalid argument" in text
 
 
-@pytest.mark.parametrize("kind", ["missing_syncthreads", "dropped_scale", "racy_reduction"])
-def test_correctness_report_fails_with_plausible_numbers(kind):
+@pytest.mark.parametrize("kind, op", [("missing_syncthreads", "rmsnorm"), ("dropped_scale", "int4_gemv"),
+                                      ("racy_reduction", "rmsnorm")])
+def test_correctness_report_fails_with_plausible_numbers(kind, op):
+    task = next(t for t in all_tasks() if t.op == op and t.impl == "cuda")
     exp = Expected("wrong_result", kind, "check", None, "")
-    text = feedback.feedback_text(TASK, exp, rng=_rng())
-    assert text == feedback.feedback_text(TASK, exp, rng=_rng())          # deterministic given the rng
+    text = feedback.feedback_text(task, exp, rng=_rng())
+    assert text == feedback.feedback_text(task, exp, rng=_rng())          # deterministic given the rng
     assert "correctness: FAILED" in text
     err, atol = map(float, re.search(r"max_abs_err = (\S+) \(atol = (\S+)\)", text).groups())
     assert err > atol

@@ -75,3 +75,46 @@ def test_a_dropped_scale_is_drawn_only_where_the_scale_is_not_one():
         task = next(t for t in all_tasks() if t.op == op and t.impl == "cuda")
         _wb, outcomes = _submitted_faults(task, tries=6)
         assert any(out.expected.kind == "dropped_scale" for _v, _p, out in outcomes) == real, op
+
+
+def test_every_dropped_scale_a_kernel_can_make_has_a_report():
+    """Each kernel with a dropped_scale site in its renders is one whose report follows from the scale: attention
+    (the softmax scale), an id op (scores), a scale on the output (correctness.OUTPUT_SCALE_RATIOS), one that varies
+    along K (K_BLOCK_SCALES), or one the workbench never draws (UNIT_SCALE_KERNELS); correctness.failed_text refuses
+    any other, where 0.6.6 drew an out / ref. No table names a kernel without a site."""
+    from generator.catalog.tasks import all_tasks
+    from generator.catalog.variants import variants_for
+    from generator.kernels import render
+    from generator.kernels.faults import applicable_kinds
+    from generator.sim import correctness
+    from generator.sim.workbench import UNIT_SCALE_KERNELS
+    sited = set()
+    for t in {(t.op, t.impl, t.dtype): t for t in all_tasks()}.values():
+        if any("dropped_scale" in applicable_kinds(render(t, v, v.default_params()))
+               for v in variants_for(t.op, t.impl, t.dtype)):
+            sited.add(t)
+    tables = set(correctness.OUTPUT_SCALE_RATIOS) | set(correctness.K_BLOCK_SCALES)
+    assert tables <= {(t.op, t.impl) for t in sited} and not tables & UNIT_SCALE_KERNELS
+    for t in sited:
+        modelled = correctness.is_attention(t) or t.op in correctness.ID_OPS or (t.op, t.impl) in tables
+        assert modelled or (t.op, t.impl) in UNIT_SCALE_KERNELS, t
+
+
+def test_a_drawn_dropped_scale_is_reported_from_the_scale_it_drops():
+    """Faulty submits that drop a scale report it as check.reports recomputes it: CUDA int8_gemm's per-row or
+    per-column output scale as out / ref = 127 / 4, fp8_blockwise_gemm's dequant_mma K-block scale as the operand
+    its edited line decodes, with no out / ref."""
+    from generator.catalog.tasks import all_tasks
+    from generator.check import reports
+    for op, said in (("int8_gemm", "out / ref = 31.75 at the first mismatch"),
+                     ("fp8_blockwise_gemm", "_scale missing on 1 in 4 K terms")):
+        task = next(t for t in all_tasks() if t.op == op and t.impl == "cuda" and t.gpu == "a100")
+        wb, outcomes = _submitted_faults(task, tries=6)
+        dropped = [out for _v, _p, out in outcomes if out.expected.kind == "dropped_scale"]
+        assert dropped, op
+        for out in dropped:
+            text = wb.feedback(out, None, np.random.default_rng(0))
+            assert said in text and reports.problem(task, "wrong_result", text, None, 1.0, None) is None, text
+            if op == "fp8_blockwise_gemm":
+                operand = re.search(r"decode_([ab])\(", out.expected.message)[1]
+                assert f"{operand}_scale missing on" in text and "out / ref =" not in text

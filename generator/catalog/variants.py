@@ -379,7 +379,13 @@ _v("attn_decode", "cuda", 4, "split_kv", {**_DEC, "SPLITS": (4, 2, 8, 16, 32)}, 
 # an upper bound here (Q is re-read by ldmatrix for each 16x8 score tile, P goes through shared memory; FA2's causal
 # forward, masked like tree_attn, measured 31-51 %).
 # Registers: the fp32 output tile a thread holds plus fragments and addressing (ptxas -v, nvcc 13.0: 68-127).
-_v("attn_decode", "cuda", 5, "mma_sync", {**_DEC, "SPLITS": (4, 1, 2, 8, 16)}, tc=True, mem=0.91, comp=0.6,
+# Default 32-key tiles: the default launches on every GPU the variant targets (sm_80+, the smallest opt-in A10's,
+# A6000's and the RTX 5090's 99 KB; A100's 163 KB): MLA's 576-wide rows in 64-key tiles at 2 stages take 175,056 B,
+# its 32-key tiles 97,232 B (tree_attn 114,448 -> 67,344). Wide-head kernels size their tiles to the opt-in:
+# FlashAttention-2's head-dim-224/256 launchers read cudaDevAttrMaxSharedMemoryPerBlockOptin and take the smaller
+# tile below 112 KB (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim224).
+_v("attn_decode", "cuda", 5, "mma_sync", {**_DEC, "BLOCK_N": (32, 64, 128), "SPLITS": (4, 1, 2, 8, 16)}, tc=True,
+   mem=0.91, comp=0.6,
    requires=("cp_async",), ops=_DOT_DECODE, smem=_mma_decode_smem, threads=_warps,
    regs=lambda p, e, d: 48 + mma_decode_rows(p, d) * d["D"] // _warps(p))
 _v("attn_decode", "cuda", 5, "tma_pipeline", {"BLOCK_N": (64, 128, 32), "NUM_STAGES": (3, 2, 4, 6),

@@ -365,7 +365,13 @@ _v("attn_decode", "cuda", 1, "warp_per_head", {"NUM_WARPS": (4, 8, 2)}, mem=0.5,
 _v("attn_decode", "cuda", 2, "vectorized", {"VEC": (8, 4, 2), "NUM_WARPS": (4, 8, 2)}, mem=0.86, comp=0.6,
    threads=_warps, smem=lambda p, e, d: _warps(p) * 4 + d["D"] * 4, static=True,
    regs=lambda p, e, d: 40 + 2 * p["VEC"])
-_DEC = {"BLOCK_N": (64, 32, 128), "NUM_STAGES": (2, 3, 4), "NUM_WARPS": (4, 8)}
+# The cp.async decodes run on every catalog GPU (sm_80+), so their defaults (32-key tiles) fit the smallest opt-in,
+# A10's, A6000's and the RTX 5090's 99 KB, at every op's row width: 64-key tiles at 2 stages took 147,456 B for
+# cp_async_pipeline / split_kv at MLA's 576-wide rows (swa_decode's D = 256: 131,072 B) and 175,056 B for mma_sync
+# (tree_attn 114,448 B). Wide-head kernels size their tiles to the opt-in: FlashAttention-2's head-dim-224/256
+# launchers read cudaDevAttrMaxSharedMemoryPerBlockOptin and take the smaller tile below 112 KB
+# (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim224).
+_DEC = {"BLOCK_N": (32, 64, 128), "NUM_STAGES": (2, 3, 4), "NUM_WARPS": (4, 8)}
 _DOT_DECODE = ("mla_decode", "tree_attn")     # several query rows per KV stream: tl.dot / mma.sync (one query: tl.sum)
 _v("attn_decode", "cuda", 3, "cp_async_pipeline", _DEC, mem=0.9, comp=0.6, requires=("cp_async",),
    smem=lambda p, e, d: p["NUM_STAGES"] * _kv_tile(p, e, d), threads=_warps,
@@ -516,7 +522,9 @@ _v("scan", "cuda", 2, "vectorized", {"VEC": (4, 8, 2, 1), "NUM_WARPS": (4, 8, 2,
 _v("scan", "cuda", 3, "chunked_scan", {"CHUNK": (128, 64, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8, 2)},
    mem=0.88, comp=0.75, ops=("mamba_scan",), threads=_warps,
    smem=lambda p, e, d: p["CHUNK"] * (2 * d["N"] * e + 8), regs=lambda p, e, d: 32 + 2 * d["N"] + 4 * p["VEC"])
-_v("scan", "cuda", 4, "cp_async_pipeline", {"CHUNK": (128, 64, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8),
+# Default 64-step chunks: the variant runs on every catalog GPU (sm_80+), and 128 steps at 2 stages took 147,456 B,
+# over A10's, A6000's and the RTX 5090's 99 KB opt-in (64: 73,728 B), as _DEC's decode tiles above.
+_v("scan", "cuda", 4, "cp_async_pipeline", {"CHUNK": (64, 128, 256, 512), "NUM_WARPS": (4, 8), "VEC": (4, 8),
                                             "NUM_STAGES": (2, 3, 4)},
    mem=0.92, comp=0.82, requires=("cp_async",), ops=("mamba_scan",), threads=_warps,
    smem=lambda p, e, d: p["NUM_STAGES"] * p["CHUNK"] * (2 * d["N"] * e + 8) * 8,

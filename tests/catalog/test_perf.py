@@ -11,8 +11,8 @@ import pytest
 from generator.catalog.hardware import GPUS
 from generator.catalog.ops import OPS
 from generator.catalog.perf import achieved, baseline_ms, roofline_ms, time_ms
-from generator.catalog.tasks import all_tasks, make_task
-from generator.catalog.variants import launch_limits, legal_on, variant, variants_for
+from generator.catalog.tasks import Task, all_tasks, make_task
+from generator.catalog.variants import launch_limits, legal_on, mma_decode_rows, variant, variants_for
 
 
 def best(task):
@@ -198,3 +198,22 @@ def test_cuda_many_query_decode_below_hopper_is_best_on_mma_sync_near_tritons_ti
         ms, tag, _ = best(make_task(op, "cuda", gpu, "fp16", shape))
         assert tag == "mma_sync", (gpu, tag)
         assert 0.5 <= ms / best(make_task(op, "triton", gpu, "fp16", shape))[0] <= 1.5, gpu
+
+
+@pytest.mark.parametrize("gpu", ["a100", "a10", "rtx_5090", "h100"])
+@pytest.mark.parametrize("warps", [4, 8])
+def test_mma_sync_decode_rows_past_the_queries_are_idle_warps(gpu, warps):
+    """A CUDA mma_sync decode block's warps own fixed 16-row tiles (`mma_decode_rows`, the template's Tiles::QN): with
+    fewer query rows per KV stream than QN, the tile's tensor-core work is done all the same (tree_attn N = 16 at
+    QN = 64: 3 of 4 warps idle). Two MLA tasks that differ only in heads, QN / 4 and QN, have one block per KV
+    stream each, the same KV stream and 4x the flops apart: the same compute time, so the larger takes no longer
+    than the smaller's time scaled by their bytes (the extra q / o rows). Timing only the query rows would make
+    the smaller's compute a quarter of the larger's, and the larger slower than that bound."""
+    v = variant("attn_decode", "mma_sync", "cuda")
+    op, shape = OPS["mla_decode"], OPS["mla_decode"].shapes[0]
+    p = {**v.default_params(), "NUM_WARPS": warps, "SPLITS": 1}     # one pass: no partials, no merge
+    rows = mma_decode_rows(p, op.dims(shape))
+    few, full = ({**shape, "H": heads} for heads in (rows // 4, rows))
+    assert op.flops(full, "fp16") == 4 * op.flops(few, "fp16")
+    t_few, t_full = (time_ms(Task("mla_decode", "cuda", gpu, "fp16", tuple(s.items())), v, p) for s in (few, full))
+    assert t_few <= t_full <= t_few * op.bytes_moved(full, "fp16") / op.bytes_moved(few, "fp16")

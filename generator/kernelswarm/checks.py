@@ -376,6 +376,17 @@ def _review_quotes(row):
     return None
 
 
+@CHECKS.check("review_arch", "no review passes a candidate whose variant needs a feature the task's GPU lacks: the "
+              "reviewer knows the GPU and reads what the code uses (the env would refuse it)")
+def _review_arch(row):
+    lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "review" and m["status"] == "pass" and lacks[m["variant"]]:
+            return (f"message {i}: passes {m['variant']}, which needs {', '.join(sorted(lacks[m['variant']]))} that "
+                    f"{row['gpu']} lacks")
+    return None
+
+
 @CHECKS.check("fix_resends", "no agent sends the very code of its own previous candidate: a fix changes the broken "
               "lines (the same code builds to the same result)")
 def _fix_resends(row):
@@ -467,7 +478,7 @@ def _unique(rows):
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments, _review_quotes,
-              _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
+              _review_arch, _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -554,7 +565,7 @@ def row_checks_pass(row) -> bool:
                 if label not in m["content"]:
                     return False
             elif kind == "review":
-                if TOOL_TEXT.search(m["content"]):
+                if TOOL_TEXT.search(m["content"]) or (m["status"] == "pass" and lacks[m["variant"]]):
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":

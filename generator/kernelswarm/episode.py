@@ -660,17 +660,19 @@ def _pipeline(ep: _Episode) -> None:
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
     cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
-    caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
-             (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    # The reviewer knows the task's GPU and reads the features the code uses: it always sends back a variant the GPU
+    # lacks one for (the `review_arch` rule); what it may miss is a typo, as people do.
+    lacks = ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features
+    caught = bool(lacks) or \
+        (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
     written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it
     ep.close_round()
     if caught:
-        why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
-               f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
+        why = (f"{tag} needs {', '.join(sorted(lacks))}, which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if lacks
                else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
-        if cand.expected.kind == "arch_unsupported":
+        if lacks:
             return
         out = ep.work(proposer, tag, params, "fix")
     else:

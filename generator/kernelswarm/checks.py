@@ -119,14 +119,14 @@ def _rewards(row):
     return None
 
 
-@CHECKS.check("agent_tallies", "agents' tries, kept and best_ms equal what the messages say")
+@CHECKS.check("agent_tallies", "agents' tries (their candidates the env ran: a candidate a reviewer sent back never "
+              "ran), kept and best_ms equal what the messages say")
 def _agent_tallies(row):
     tries, kept, best = {}, {}, {}
     shared = row["baseline_ms"]
-    for m in row["messages"]:
-        if m["kind"] == "candidate":
-            tries[m["agent"]] = tries.get(m["agent"], 0) + 1
-        elif m["kind"] == "result" and m["status"] == "ok":
+    for m in _results(row):
+        tries[m["to"]] = tries.get(m["to"], 0) + 1
+        if m["status"] == "ok":
             who, t = m["to"], m["time_ms"]
             best[who] = min(best.get(who, math.inf), t)
             if t < shared:
@@ -499,8 +499,8 @@ def row_checks_pass(row) -> bool:
     if not lo <= row["n_agents"] <= hi or len(agents) != row["n_agents"] + 1 or agents[0]["id"] != "lead":
         return False
     roles = {a["id"]: a["role"] for a in agents}
-    tries, kept, best = dict.fromkeys(roles, 0), dict.fromkeys(roles, 0), {}
-    ran = dict.fromkeys(roles, 0)   # env results per agent (what a status counts)
+    kept, best = dict.fromkeys(roles, 0), {}
+    ran = dict.fromkeys(roles, 0)   # env results per agent (what a status counts, and its `tries`)
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
@@ -554,7 +554,6 @@ def row_checks_pass(row) -> bool:
         else:
             kind = m["kind"]
             if kind == "candidate":
-                tries[m["agent"]] += 1
                 if code.get(m["agent"]) == m["content"]:
                     return False
                 code[m["agent"]] = m["content"]
@@ -583,7 +582,7 @@ def row_checks_pass(row) -> bool:
     lo, hi = HOURS_RANGE
     if row["elapsed_s"] != last or not lo * 3600 <= last <= hi * 3600:
         return False
-    if any((a["tries"], a["kept"], a["best_ms"]) != (tries[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
+    if any((a["tries"], a["kept"], a["best_ms"]) != (ran[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
         return False
     best_ms = row["best_ms"]      # the shared best: the fastest passing result below the baseline, else the baseline
     kept = verdict is not None and _kept_baseline(verdict)

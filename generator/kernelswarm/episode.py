@@ -58,8 +58,9 @@ class Agent:
     role: str                        # lead | worker | reviewer | verifier | tuner
     skill: float
     t: float = 0.0                   # this agent's own clock
-    tries: int = 0                   # candidates written (the row's `tries`), reviewed-back ones included
-    results: int = 0                 # env results of its candidates: what its status counts, as the verdict does
+    # env results of its candidates (the row's `tries`: a candidate a reviewer sent back never ran), what its status
+    # counts, as the verdict does
+    results: int = 0
     kept: int = 0
     best: Outcome | None = None
     # (variant tag, configurations to work through) of the latest dispatch, redirect or handoff to it: the only
@@ -83,7 +84,7 @@ class Agent:
         return (self.assignment is not None and self.assignment[0] == tag) or tag in self.ladder
 
     def row(self) -> dict:
-        return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
+        return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.results,
                 "kept": self.kept, "best_ms": self.best.time_ms if self.best else None}
 
 
@@ -196,7 +197,6 @@ class _Episode:
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status,
                                          outcome.time_ms)
         agent.t = max(agent.t, self.now) + think
-        agent.tries += 1
         self.sent.add(_key(tag, params))
         return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
 

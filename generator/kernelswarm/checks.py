@@ -119,14 +119,14 @@ def _rewards(row):
     return None
 
 
-@CHECKS.check("agent_tallies", "agents' tries, kept and best_ms equal what the messages say")
+@CHECKS.check("agent_tallies", "agents' tries (their candidates the env ran: a candidate a reviewer sent back never "
+              "ran), kept and best_ms equal what the messages say")
 def _agent_tallies(row):
     tries, kept, best = {}, {}, {}
     shared = row["baseline_ms"]
-    for m in row["messages"]:
-        if m["kind"] == "candidate":
-            tries[m["agent"]] = tries.get(m["agent"], 0) + 1
-        elif m["kind"] == "result" and m["status"] == "ok":
+    for m in _results(row):
+        tries[m["to"]] = tries.get(m["to"], 0) + 1
+        if m["status"] == "ok":
             who, t = m["to"], m["time_ms"]
             best[who] = min(best.get(who, math.inf), t)
             if t < shared:
@@ -376,6 +376,17 @@ def _review_quotes(row):
     return None
 
 
+@CHECKS.check("review_arch", "no review passes a candidate whose variant needs a feature the task's GPU lacks: the "
+              "reviewer knows the GPU and reads what the code uses (the env would refuse it)")
+def _review_arch(row):
+    lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "review" and m["status"] == "pass" and lacks[m["variant"]]:
+            return (f"message {i}: passes {m['variant']}, which needs {', '.join(sorted(lacks[m['variant']]))} that "
+                    f"{row['gpu']} lacks")
+    return None
+
+
 @CHECKS.check("fix_resends", "no agent sends the very code of its own previous candidate: a fix changes the broken "
               "lines (the same code builds to the same result)")
 def _fix_resends(row):
@@ -467,7 +478,7 @@ def _unique(rows):
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments, _review_quotes,
-              _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
+              _review_arch, _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -488,8 +499,8 @@ def row_checks_pass(row) -> bool:
     if not lo <= row["n_agents"] <= hi or len(agents) != row["n_agents"] + 1 or agents[0]["id"] != "lead":
         return False
     roles = {a["id"]: a["role"] for a in agents}
-    tries, kept, best = dict.fromkeys(roles, 0), dict.fromkeys(roles, 0), {}
-    ran = dict.fromkeys(roles, 0)   # env results per agent (what a status counts)
+    kept, best = dict.fromkeys(roles, 0), {}
+    ran = dict.fromkeys(roles, 0)   # env results per agent (what a status counts, and its `tries`)
     baseline, roofline = row["baseline_ms"], row["roofline_ms"]
     lacks = gpu_lacks(row["op"], row["impl"], row["dtype"], row["gpu"])
     shared, owner, last = baseline, None, msgs[0]["t"]
@@ -543,7 +554,6 @@ def row_checks_pass(row) -> bool:
         else:
             kind = m["kind"]
             if kind == "candidate":
-                tries[m["agent"]] += 1
                 if code.get(m["agent"]) == m["content"]:
                     return False
                 code[m["agent"]] = m["content"]
@@ -554,7 +564,7 @@ def row_checks_pass(row) -> bool:
                 if label not in m["content"]:
                     return False
             elif kind == "review":
-                if TOOL_TEXT.search(m["content"]):
+                if TOOL_TEXT.search(m["content"]) or (m["status"] == "pass" and lacks[m["variant"]]):
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":
@@ -572,7 +582,7 @@ def row_checks_pass(row) -> bool:
     lo, hi = HOURS_RANGE
     if row["elapsed_s"] != last or not lo * 3600 <= last <= hi * 3600:
         return False
-    if any((a["tries"], a["kept"], a["best_ms"]) != (tries[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
+    if any((a["tries"], a["kept"], a["best_ms"]) != (ran[a["id"]], kept[a["id"]], best.get(a["id"])) for a in agents):
         return False
     best_ms = row["best_ms"]      # the shared best: the fastest passing result below the baseline, else the baseline
     kept = verdict is not None and _kept_baseline(verdict)

@@ -58,8 +58,9 @@ class Agent:
     role: str                        # lead | worker | reviewer | verifier | tuner
     skill: float
     t: float = 0.0                   # this agent's own clock
-    tries: int = 0                   # candidates written (the row's `tries`), reviewed-back ones included
-    results: int = 0                 # env results of its candidates: what its status counts, as the verdict does
+    # env results of its candidates (the row's `tries`: a candidate a reviewer sent back never ran), what its status
+    # counts, as the verdict does
+    results: int = 0
     kept: int = 0
     best: Outcome | None = None
     # (variant tag, configurations to work through) of the latest dispatch, redirect or handoff to it: the only
@@ -83,7 +84,7 @@ class Agent:
         return (self.assignment is not None and self.assignment[0] == tag) or tag in self.ladder
 
     def row(self) -> dict:
-        return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.tries,
+        return {"id": self.id, "role": self.role, "skill": round(self.skill, 4), "tries": self.results,
                 "kept": self.kept, "best_ms": self.best.time_ms if self.best else None}
 
 
@@ -196,7 +197,6 @@ class _Episode:
         think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status,
                                          outcome.time_ms)
         agent.t = max(agent.t, self.now) + think
-        agent.tries += 1
         self.sent.add(_key(tag, params))
         return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
 
@@ -660,17 +660,19 @@ def _pipeline(ep: _Episode) -> None:
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
     cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
-    caught = (cand.expected.kind == "arch_unsupported" and ep.rng.random() < 0.6 * reviewer.skill) or \
-             (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    # The reviewer knows the task's GPU and reads the features the code uses: it always sends back a variant the GPU
+    # lacks one for (the `review_arch` rule); what it may miss is a typo, as people do.
+    lacks = ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features
+    caught = bool(lacks) or \
+        (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
     written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it
     ep.close_round()
     if caught:
-        why = (f"{tag} needs {', '.join(sorted(ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features))}"
-               f", which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if cand.expected.kind == "arch_unsupported"
+        why = (f"{tag} needs {', '.join(sorted(lacks))}, which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if lacks
                else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
-        if cand.expected.kind == "arch_unsupported":
+        if lacks:
             return
         out = ep.work(proposer, tag, params, "fix")
     else:

@@ -63,3 +63,27 @@ def test_the_rule_reports_a_status_that_counts_candidates(rows):
     found = [p for p in semantic.check("episode", row) if p.startswith("causality: ")]
     assert found and f"status says {candidates} results" in found[0], found
     assert not row_checks_pass(row)
+
+
+def test_agents_tries_count_their_candidates_the_env_ran(rows):
+    """An agent's `tries` is what its statuses and the verdict count, its env results (123 agents of the 0.6.6
+    default folder counted a candidate the reviewer sent back); `agent_tallies` reports one that counts candidates
+    instead."""
+    sent_back = None
+    for row in rows:
+        candidates, results = {}, {}
+        for m in row["messages"]:
+            if m["kind"] == "candidate":
+                candidates[m["agent"]] = candidates.get(m["agent"], 0) + 1
+            elif m["kind"] == "result":
+                results[m["to"]] = results.get(m["to"], 0) + 1
+        for a in row["agents"]:
+            assert a["tries"] == results.get(a["id"], 0), (a, results)
+            if sent_back is None and candidates.get(a["id"], 0) > a["tries"]:
+                sent_back = copy.deepcopy(row), a["id"], candidates[a["id"]]
+    assert sent_back is not None        # the case the finding was about: an agent with a reviewed-back candidate
+    row, who, written = sent_back
+    next(a for a in row["agents"] if a["id"] == who)["tries"] = written
+    found = [p for p in semantic.check("episode", row) if p.startswith("agent_tallies: ")]
+    assert found and f"agent {who}: tries/kept/best_ms {written}/" in found[0], found
+    assert not row_checks_pass(row)

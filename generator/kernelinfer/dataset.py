@@ -13,14 +13,14 @@ from generator.kernelinfer import stats, step_rewards
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
 from generator.layout import SHARD_SIZE, shard_range
-from generator.catalog import engineers
+from generator.catalog import benchmark, engineers
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
 from generator.kernelinfer.audit_steps import compiled_steps
 
 STREAM = 1   # kernelinfer's word in every SeedSequence (kernelswarm has 2)
-BENCHMARK_SIZE = 195   # held-out groups of the fixed benchmark (the seed's held-out count)
+BENCHMARK_SIZE = benchmark.KERNELINFER.size   # held-out groups of the fixed benchmark over every op
 
 
 @lru_cache(maxsize=4)

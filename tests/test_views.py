@@ -36,9 +36,11 @@ WINDOWS = (32_768, 8_192)       # the default, and one small enough to make the 
 
 @pytest.fixture(scope="module")
 def sessions() -> list[dict]:
-    picks = (("rmsnorm", "cuda", "h100"), ("flash_decode", "triton", "h100"), ("fp8_gemm", "cuda", "a100"))
+    # the a100 lacks fp8 mma: some steps are unsupported_arch; the mla_decode session has launch_error steps
+    picks = (("rmsnorm", "cuda", "h100"), ("flash_decode", "triton", "h100"), ("fp8_gemm", "cuda", "a100"),
+             ("mla_decode", "cuda", "h200"))
     out = []
-    for i, (op, impl, gpu) in enumerate(picks):         # the a100 lacks fp8 mma: some steps are unsupported_arch
+    for i, (op, impl, gpu) in enumerate(picks):
         task = make_task(op, impl, gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
         out.append(simulate_session(task, rng_for(0, 1, i)))
     return out
@@ -147,7 +149,7 @@ def _gated(row: dict) -> set[str]:
 def test_step_rewards_are_the_formula_on_the_trace(views, sessions):
     rows = {(r["session_id"], r["step"]): r for r in views["step", 32_768]}
     assert len(rows) == sum(s["num_steps"] for s in sessions)       # nothing dropped at the default window
-    improved = gated_steps = 0
+    improved = gated_steps = launch_errors = 0
     for s in sessions:
         best, gated = s["baseline_ms"], _gated(s)
         for t in s["trace"]:
@@ -156,6 +158,9 @@ def test_step_rewards_are_the_formula_on_the_trace(views, sessions):
                 gated_steps += 1
             elif t["status"] == "compile_error":
                 want = -0.1
+            elif t["status"] == "launch_error":
+                want = -0.1
+                launch_errors += 1
             elif t["status"] == "wrong_result":
                 want = -0.3
             elif t["time_ms"] < best:
@@ -168,7 +173,7 @@ def test_step_rewards_are_the_formula_on_the_trace(views, sessions):
             assert math.isclose(row["reward"], want, abs_tol=1e-6), (t, row["reward"], want)
             assert row["completion"][0]["content"] == s["messages"][2 * t["step"]]["content"]
             assert (row["status"], row["time_ms"], row["tag"]) == (t["status"], t["time_ms"], t["tag"])
-    assert improved >= 6 and gated_steps >= 1
+    assert improved >= 6 and gated_steps >= 1 and launch_errors >= 1
 
 
 def test_transition_rewards_are_the_results_rewards(views, episodes):

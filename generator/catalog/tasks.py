@@ -3,7 +3,9 @@
 The held-out set is chosen by (op, gpu, shape) group: once a group holds a held-out task, no task of that group
 (any impl or dtype) can appear in training, so an evaluation never sees a problem the training rows solved, and
 kernelswarm can repeat training tasks across episodes without leaking a held-out one. Which groups are held out
-is the fixed benchmark (`generator.catalog.benchmark`): it reads neither the seed nor the run's size.
+is the fixed benchmark (`generator.catalog.benchmark`): it reads neither the seed nor the run's size. Training
+leaves out the groups of both published benchmarks (kernelinfer's and kernelswarm's), so neither dataset trains on
+the other's.
 """
 from __future__ import annotations
 
@@ -105,6 +107,22 @@ def model_tasks() -> tuple[Task, ...]:
     return _all_tasks(None, True)
 
 
+def _groups(tasks: Iterable[Task]) -> dict[tuple, list[Task]]:
+    """The tasks of each (op, gpu, shape) group, groups in order of their first task."""
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault(t.group(), []).append(t)
+    return groups
+
+
+@lru_cache(maxsize=1)
+def withheld_groups() -> frozenset[tuple]:
+    """Every group of every published benchmark (`benchmark.PUBLISHED`): no dataset trains on any of them, so a
+    model trained on one folder has seen no group of the other's benchmark either."""
+    return frozenset(g for b in benchmark.PUBLISHED
+                     for g in benchmark.held_groups(tuple(_groups(all_tasks(b.ops))), b.size))
+
+
 @dataclass(frozen=True)
 class Split:
     train: tuple[Task, ...]      # one task per training row (or the whole training pool when n_train is None)
@@ -113,22 +131,20 @@ class Split:
 
 
 def split_tasks(seed: int, n_train: int | None, n_holdout: int, *, ops: Iterable[str] | None = None,
-                stream: int, benchmark_size: int = 195) -> Split:
-    """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training) and
-    `n_train` training rows from the groups left, drawn from `seed` and the dataset's `stream`; past the
-    catalog's pool the model-configuration tasks join it (all ops only), and past that a task gets several
-    engineers. `benchmark_size` is the dataset's (195 groups: the seed's held-out count). Raises ValueError
-    when the catalog is too small."""
+                stream: int, benchmark_size: int = benchmark.KERNELINFER.size) -> Split:
+    """The first `n_holdout` tasks of the benchmark (`benchmark_size` groups, all excluded from training, as are
+    those of every published benchmark: `withheld_groups`) and `n_train` training rows from the groups left,
+    drawn from `seed` and the dataset's `stream`; past the catalog's pool the model-configuration tasks join it
+    (all ops only), and past that a task gets several engineers. `benchmark_size` is the dataset's
+    (`benchmark.PUBLISHED`). Raises ValueError when the catalog is too small."""
     tasks = all_tasks(ops)
-    groups: dict[tuple, list[Task]] = {}
-    for t in tasks:
-        groups.setdefault(t.group(), []).append(t)
+    groups = _groups(tasks)
     if n_holdout > benchmark_size:
         raise ValueError(f"asked for {n_holdout} held-out tasks but benchmark {benchmark.VERSION} has "
                          f"{benchmark_size}")
     held_keys = benchmark.held_groups(tuple(groups), benchmark_size)
     holdout = tuple(benchmark.representative(groups[k]) for k in held_keys[:n_holdout])
-    held = set(held_keys)
+    held = withheld_groups() | set(held_keys)
     pool = [t for t in tasks if t.group() not in held]
     if n_train is None:
         return Split(tuple(pool), holdout, (0,) * len(pool))

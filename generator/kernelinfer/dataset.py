@@ -13,14 +13,15 @@ from generator.kernelinfer import stats, step_rewards
 from generator.kernelinfer.checks import CHECKS
 from generator.kernelinfer.session import simulate_session
 from generator.layout import SHARD_SIZE, shard_range
-from generator.catalog import engineers
+from generator.catalog import benchmark, engineers
+from generator.sim import rewards
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
 from generator.kernelinfer.audit_steps import compiled_steps
 
 STREAM = 1   # kernelinfer's word in every SeedSequence (kernelswarm has 2)
-BENCHMARK_SIZE = 195   # held-out groups of the fixed benchmark (the seed's held-out count)
+BENCHMARK_SIZE = benchmark.KERNELINFER.size   # held-out groups of the fixed benchmark over every op
 
 
 @lru_cache(maxsize=4)
@@ -73,8 +74,10 @@ STEPS = view(
     "feedback (to fit `--window-tokens` the oldest history lines are counted, not listed, and a part that does not "
     "fit is replaced by a note naming it); `completion` is the kernel the engineer wrote "
     "next. `reward` scores the step as kernelswarm scores a result against the running best (starting at the "
-    "baseline): improving `min(1, log2(best / time))`, no gain -0.05, compile_error -0.1, wrong_result -0.3, a "
-    "variant the GPU lacks -0.05; `session_id` groups a session's steps (a GRPO group).",
+    f"baseline): improving `min(1, log2(best / time))`, no gain {rewards.NO_IMPROVEMENT:g}, compile_error "
+    f"{rewards.COMPILE_ERROR:g}, launch_error (compiled, but the launch was refused: the kernel never ran) "
+    f"{rewards.LAUNCH_ERROR:g}, wrong_result {rewards.WRONG_RESULT:g}, a variant the GPU lacks "
+    f"{rewards.UNSUPPORTED_ARCH:g}; `session_id` groups a session's steps (a GRPO group).",
     source_count=total_steps, rule=step_rewards.problems)
 
 

@@ -87,8 +87,10 @@ TRANSITIONS = view(
     "`prompt` is the submitting agent's chat up to the candidate the result answers (newest exchanges kept within "
     "`--window-tokens`), `completion` that candidate's source; `done` marks the agent's last result of the "
     "episode; `status`, `time_ms` and `reward` are the env "
-    "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain -0.05, "
-    "compile_error -0.1, wrong_result -0.3, unsupported arch -0.05).",
+    "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain "
+    f"{rewards.NO_IMPROVEMENT:g}, compile_error {rewards.COMPILE_ERROR:g}, wrong_result {rewards.WRONG_RESULT:g}, "
+    f"unsupported arch {rewards.UNSUPPORTED_ARCH:g}; and launch_error, a status the seed lacks (compiled, but the "
+    f"launch was refused: the kernel never ran), {rewards.LAUNCH_ERROR:g} as a compile error).",
     source_count=total_results, rule=transition_rule.problems)
 
 

@@ -21,10 +21,10 @@ from generator.catalog.ops import shape_label
 from generator.sim.seeding import rng_for, rng_for_purpose
 from generator.kernelswarm.episode import SCENARIOS, simulate_episode
 from generator.catalog.tasks import Task, split_tasks
-from generator.catalog import engineers
+from generator.catalog import benchmark, engineers
 
 STREAM = 2   # kernelswarm's word in every SeedSequence (kernelinfer has 1)
-BENCHMARK_SIZE = 100   # held-out groups of the fixed benchmark over these ops
+BENCHMARK_SIZE = benchmark.KERNELSWARM.size   # held-out groups of the fixed benchmark over these ops
 SWARM_IMPLS = {
     "flash_decode": "cuda", "swa_decode": "cuda", "gemm_fp16": "cuda", "int8_gemm": "cuda", "fp8_gemm": "cuda",
     "int4_gemv": "cuda", "rmsnorm": "cuda", "rope": "cuda", "swiglu_act": "cuda", "topk_sample": "cuda",

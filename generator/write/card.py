@@ -227,7 +227,10 @@ def _format(dataset: Dataset, data_format: str, *, merged: bool, shard_size: int
         + f"\n\nThe `{HOLDOUT_CONFIG}` config (`{HOLDOUT_FILE}`) holds held-out task specs with no solution: "
         f"{holdout}. They are the fixed benchmark {benchmark.VERSION} (whole (op, gpu, shape) groups chosen by a "
         "stable hash, the same for every seed and size; `stats.json` names the version under `generator`), and no "
-        "group of it appears in training rows of any seed or size.\n\n"
+        "group of it appears in training rows of any seed or size, nor does any group of the other kernelstrain "
+        f"dataset's benchmark {benchmark.VERSION} (kernelinfer's {benchmark.KERNELINFER.size} groups over every op, "
+        f"kernelswarm's {benchmark.KERNELSWARM.size} over its {len(benchmark.KERNELSWARM.ops)} ops): a model "
+        "trained on both datasets has seen no group of either benchmark.\n\n"
         f"Files: {layout} Also `stats.json` (aggregate statistics) and `qa_reports/batch_NNN.json` (mechanical "
         "checks per batch)."
     )

@@ -9,7 +9,7 @@ import pytest
 
 from generator.catalog.tasks import all_tasks, split_tasks
 from generator.kernelinfer.dataset import BENCHMARK_SIZE, split
-from generator.kernelswarm.plan import plan
+from generator.kernelswarm.plan import BENCHMARK_SIZE as SWARM_BENCHMARK_SIZE, plan
 from generator.catalog import benchmark, engineers
 from generator.sim.workbench import task_id
 
@@ -40,6 +40,18 @@ def test_kernelswarm_holdout_is_fixed_and_never_trained_on(size):
         assert len(set(zip(p.episodes, p.engineers))) == size
 
 
+@pytest.mark.parametrize("sessions, episodes", [(150, 150), (1899, 2400), (20_000, 20_000)])
+def test_neither_dataset_trains_on_the_other_ones_benchmark(sessions, episodes):
+    infer_held = {t.group() for t in split(0, 150, BENCHMARK_SIZE).holdout}
+    swarm_held = {t.group() for t in plan(0, 150, SWARM_BENCHMARK_SIZE).holdout}
+    assert swarm_held - infer_held               # the quotas differ, so training on the union is not vacuous
+    for seed in SEEDS:
+        infer_train = {t.group() for t in split(seed, sessions, BENCHMARK_SIZE).train}
+        swarm_train = {t.group() for t, _ in plan(seed, episodes, SWARM_BENCHMARK_SIZE).episodes}
+        assert not swarm_held & infer_train, seed
+        assert not infer_held & swarm_train, seed
+
+
 def test_a_smaller_holdout_is_a_prefix_of_the_benchmark():
     assert split_tasks(5, 10, 20, stream=1).holdout == split_tasks(5, 10, 195, stream=1).holdout[:20]
     with pytest.raises(ValueError, match="benchmark v1 has 195"):
@@ -56,7 +68,7 @@ def test_20000_sessions_have_distinct_ids_and_several_engineers():
     s = split(0, 20_000, BENCHMARK_SIZE)
     ids = [task_id(t) + engineers.suffix(e) for t, e in zip(s.train, s.engineers)]
     assert len(set(ids)) == 20_000
-    assert max(s.engineers) == 1                      # 20,000 over ~10,840 catalog and model-shape tasks
+    assert max(s.engineers) == 1                      # 20,000 over 10,764 catalog and model-shape tasks
     for start in range(0, 20_000, 100):              # a shard never holds one task twice (the QA check)
         assert len(set(s.train[start:start + 100])) == len(s.train[start:start + 100])
 

@@ -8,19 +8,27 @@ import copy
 
 import pytest
 
+from generator.catalog.tasks import make_task
 from generator.check import semantic
 from generator.kernelinfer.checks import CHECKS
-from generator.kernelinfer.dataset import rows_for_shard
+from generator.kernelinfer.dataset import STREAM
+from generator.kernelinfer.session import simulate_session
+from generator.sim.seeding import rng_for
 
-RESENT = {15: "swa_decode_cuda_rtx_5090_fp16_1980e33f", 146: "paged_kv_copy_cuda_h200_bf16_ad6081ee"}  # seed 0, 300
+# Sessions 15 and 146 of seed 0's 300-session folder when they resent their code (task, row index, id); the
+# split has since changed which task a row index gets, so each is simulated from its own task and generator.
+RESENT = (
+    (make_task("swa_decode", "cuda", "rtx_5090", "fp16", {"B": 8, "H": 8, "D": 128, "T": 32768, "W": 4096}), 15,
+     "swa_decode_cuda_rtx_5090_fp16_1980e33f"),
+    (make_task("paged_kv_copy", "cuda", "h200", "bf16", {"NB": 4096, "P": 16, "H": 8, "D": 128}), 146,
+     "paged_kv_copy_cuda_h200_bf16_ad6081ee"),
+)
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    wanted = []
-    for shard in sorted({i // 100 for i in RESENT}):
-        wanted += [row for i, row in enumerate(rows_for_shard(0, 300, 195, shard), 100 * shard) if i in RESENT]
-    assert [r["session_id"] for r in wanted] == list(RESENT.values())
+    wanted = [simulate_session(task, rng_for(0, STREAM, i)) for task, i, _ in RESENT]
+    assert [r["session_id"] for r in wanted] == [session_id for *_, session_id in RESENT]
     return wanted
 
 

@@ -34,6 +34,9 @@ P_EXPLORE = 0.25        # chance a tuning step works on a runner-up variant rath
 # Failures a smaller configuration does not cure: an edit's own mistake (fixed instead), a dot shape Triton refuses
 # (its K block is already the smallest; the refused K blocks are skipped from then on: wb.over_limit).
 NO_BACK_OFF = EDIT_FAULTS | {"triton_dot_shape"}
+# Compile errors that name a limit of the variant as a launch refusal does (wb.over_limit tells the configurations
+# that hit it): a dot shape Triton refuses, static shared memory past ptxas's cap ("uses too much shared data").
+LIMIT_COMPILE_ERRORS = frozenset({"triton_dot_shape", "static_smem_overflow"})
 
 SYSTEM_PROMPT = (
     "You are a GPU kernel engineer optimizing one inference kernel for one GPU. Each turn, reply with the "
@@ -98,8 +101,8 @@ class _Engineer:
         self.spaces = {v.tag: _space(v) for v in wb.variants}
         self.tried: dict[str, set[int]] = {tag: set() for tag in self.spaces}   # per variant: numbers submitted
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
-        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
-                                               # (the engineer read why: wb.over_limit)
+        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit, a refused dot shape or
+                                               # ptxas's static shared-memory cap (read why: wb.over_limit)
         self.moves: dict[tuple, list] = {}     # (tag, number, reach) -> its neighbours still untried at last ask
         self.pending: dict[str, list] = {}     # per variant: configuration numbers not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
@@ -131,8 +134,7 @@ class _Engineer:
         self.tried[tag].add(number)
         time_ms = out.time_ms
         if time_ms is None:
-            expected = out.expected
-            if expected.status == "launch_error" or expected.kind == "triton_dot_shape":
+            if out.expected.status == "launch_error" or out.expected.kind in LIMIT_COMPILE_ERRORS:
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
@@ -264,8 +266,8 @@ class _Engineer:
         return None
 
     def _known_limit(self, tag: str, number: int) -> bool:
-        """True when this variant already failed to launch here and configuration `number` would fail the same
-        way."""
+        """True when this variant already hit a limit here (a launch refusal, LIMIT_COMPILE_ERRORS) and
+        configuration `number` would hit one too."""
         return tag in self.launch_failed and self.wb.over_limit(tag, self.spaces[tag].keys[number])
 
     def tune(self) -> None:

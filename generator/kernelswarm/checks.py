@@ -40,6 +40,9 @@ _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
 _LADDER = re.compile(r"propose variants in order: (.+)$")   # a pipeline's dispatch to its proposer
+# an agent's share of one variant's configurations: a campaign's `{variant}: k configs of N`, a parallel sweep's
+# `sweep {variant}: k of N configs (slice ...)`
+_SHARE = re.compile(r"^(?:sweep )?(\S+): (\d+) (?:configs? )?of (\d+)\b")
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
@@ -324,7 +327,7 @@ def _tuner_handoffs(row):
 
 def _first_problem(row: dict, problem) -> str | None:
     """The first message `problem(message, state)` finds wrong, walking the messages in order with one state dict
-    (who was handed or assigned what so far) that `problem` keeps up to date."""
+    (who was handed, assigned or dealt what so far) that `problem` keeps up to date."""
     state: dict = {}
     for i, m in enumerate(row["messages"]):
         found = problem(m, state)
@@ -364,6 +367,29 @@ def _worker_problem(m: dict, assigned: dict[str, frozenset]) -> str | None:
     elif kind == "candidate" and m["role"] == "worker" and m["variant"] not in assigned.get(m["agent"], _NONE):
         given = ", ".join(sorted(assigned[m["agent"]])) if m["agent"] in assigned else "nothing"
         return f"worker {m['agent']}'s candidate is {m['variant']}, but it was assigned {given}"
+    return None
+
+
+@CHECKS.check("dispatch_shares", "the shares of a variant's configurations the lead deals out (a campaign's, a "
+              "parallel sweep's) hold one configuration at least each and no more than the variant has together: no "
+              "agent is dispatched with nothing to do, no configuration goes to two agents")
+def _dispatch_shares(row):
+    return _first_problem(row, _share_problem)
+
+
+def _share_problem(m: dict, dealt: dict[str, int]) -> str | None:
+    """What is wrong with message `m` if it is a dispatch of a share, given `dealt` (variant -> configurations
+    dealt out of it so far, which `m` updates)."""
+    share = m["kind"] == "dispatch" and _SHARE.match(m["subtask"])
+    if not share:
+        return None
+    variant, count, size = share[1], int(share[2]), int(share[3])
+    if count == 0:
+        return f"{m['to']} is dispatched 0 of {variant}'s {size} configurations"
+    dealt[variant] = dealt.get(variant, 0) + count
+    if dealt[variant] > size:
+        return f"the shares of {variant} add up to {dealt[variant]} configurations, but it has {size}: " \
+               f"some configuration goes to two agents"
     return None
 
 
@@ -466,8 +492,8 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
-              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments, _review_quotes,
-              _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
+              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
+              _dispatch_shares, _review_quotes, _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -500,6 +526,7 @@ def row_checks_pass(row) -> bool:
     code: dict[str, str] = {}       # each agent's latest candidate
     handed: dict[str, str] = {}     # each tuner's latest handed variant
     assigned: dict[str, frozenset] = {}     # each agent's latest assigned variants
+    dealt: dict[str, int] = {}      # each variant's configurations dealt out in shares
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
@@ -552,6 +579,9 @@ def row_checks_pass(row) -> bool:
                     return False
             elif kind == "plan":
                 if label not in m["content"]:
+                    return False
+            elif kind == "dispatch":
+                if _share_problem(m, dealt):
                     return False
             elif kind == "review":
                 if TOOL_TEXT.search(m["content"]):

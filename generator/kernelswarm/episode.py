@@ -713,12 +713,19 @@ def _campaign(ep: _Episode) -> None:
     workers = ep.builders()
     verifier = ep.builders("verifier")[0]
     tags = ep.legal_tags()
-    ep.announce_plan(f"fleet dispatch over {min(len(tags), len(workers))} variants x cfg space on {len(workers)} "
-                     f"agents, verifier rebench of winners")
+    picks = _campaign_picks([len(ep.wb.grid(t)) for t in tags], len(workers))
+    idle = len(workers) - len(picks)
+    rest = f", {_counted(idle, 'agent')} left without a config" if idle else ""
+    ep.announce_plan(f"fleet dispatch over {len(set(picks))} variants x cfg space on {len(workers)} agents{rest}, "
+                     f"verifier rebench of winners")
+    workers = workers[:len(picks)]
     grids = {t: ep.configs(t) for t in tags}
-    for i, w in enumerate(workers):
-        tag = tags[i % len(tags)]
-        share = grids[tag][i // len(tags)::max(1, -(-len(workers) // len(tags)))][:4] or [ep.wb.defaults(tag)]
+    crews = [picks.count(k) for k in range(len(tags))]
+    dealt = [0] * len(tags)
+    for w, k in zip(workers, picks):       # each variant's configurations dealt among its crew
+        tag = tags[k]
+        share = grids[tag][dealt[k]::crews[k]][:4]
+        dealt[k] += 1
         ep.dispatch(w, tag, share, f"{tag}: {_counted(len(share), 'config')} of {len(grids[tag])}")
     for w in workers:
         tag, share = w.assignment
@@ -750,6 +757,22 @@ def _campaign(ep: _Episode) -> None:
                to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms, ref=w.best_result)
     ep.merge()
     ep.verdict()
+
+
+def _campaign_picks(sizes: list[int], agents: int) -> list[int]:
+    """The variant (an index into `sizes`, each variant's configurations) of each of a campaign's agents in turn:
+    dealt round-robin, a variant skipped once it has an agent per configuration, so that each agent's share of it is
+    its own and not empty (a lead gives no two agents the same configuration, nor one nothing to do); agents past
+    every configuration get none (the list is shorter)."""
+    picks, crews = [], [0] * len(sizes)
+    turn = 0
+    while len(picks) < agents and sum(crews) < sum(sizes):
+        k = turn % len(sizes)
+        if crews[k] < sizes[k]:
+            picks.append(k)
+            crews[k] += 1
+        turn += 1
+    return picks
 
 
 _PLAYS = {"dispatch": _dispatch, "parallel_sweep": _parallel_sweep, "pipeline": _pipeline, "campaign": _campaign}

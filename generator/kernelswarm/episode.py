@@ -535,12 +535,25 @@ def _dispatch(ep: _Episode) -> None:
     workers = ep.builders()
     tags = ep.legal_tags()
     gated = ep.gated_tags()
-    picks = tags[-len(workers):] if len(tags) >= len(workers) else [tags[i % len(tags)] for i in range(len(workers))]
+    if len(tags) >= len(workers):
+        picks = tags[-len(workers):]
+    else:       # more agents than variants: a variant takes no more agents than it has configurations
+        picks = [tags[k] for k in _round_robin_picks([len(ep.wb.grid(t)) for t in tags], len(workers))]
     if gated and ep.rng.random() < 0.35:                     # the lead overlooks an arch limit once
         picks[int(ep.rng.integers(len(picks)))] = gated[int(ep.rng.integers(len(gated)))]
-    ep.announce_plan(f"split {len(set(picks))} variants across {len(workers)} agents, merge best, redirect losers")
+    ep.announce_plan(f"split {len(set(picks))} variants across {len(workers)} agents"
+                     f"{_left_out(len(workers) - len(picks))}, merge best, redirect losers")
+    workers = workers[:len(picks)]
+    starts: dict[str, tuple[Agent, list[dict]]] = {}     # variant -> (the agent on its defaults, the starts given)
     for w, tag in zip(workers, picks):
-        ep.dispatch(w, tag, [ep.wb.defaults(tag)], f"implement {tag} (start from its defaults)")
+        if tag in starts:           # one more agent on it: a start of its own, named
+            holder, given = starts[tag]
+            given.append(_other_start(ep, tag, given))
+            text = f"implement {tag} (start from {_params_text(given[-1])}; {holder.id} takes its defaults)"
+        else:
+            starts[tag] = (w, [ep.wb.defaults(tag)])
+            text = f"implement {tag} (start from its defaults)"
+        ep.dispatch(w, tag, starts[tag][1][-1:], text)
     for w in workers:
         tag, cfgs = w.assignment
         ep.work(w, tag, cfgs[0], "new_variant")
@@ -597,6 +610,15 @@ def _parallel_sweep(ep: _Episode) -> None:
     ep.verdict()
 
 
+def _other_start(ep: _Episode, tag: str, given: list[dict]) -> dict:
+    """Where the lead starts one more agent on variant `tag`, none of the starts `given` out (the defaults first): a
+    real lead sets no two agents on the same configuration, so it names its pick of the defaults' neighbours not
+    given, else of the rest of the variant's space (it has one left: `_round_robin_picks`)."""
+    options = [p for p in ep.wb.neighbours(tag, given[0]) if p not in given] or \
+              [p for p in ep.wb.grid(tag) if p not in given]
+    return dict(ep.pick(ep.lead, tag, options))
+
+
 def _sweep_crews(grids: list[tuple[str, int]], agents: int) -> list[tuple[str, int]]:
     """(variant, agents) of a parallel sweep over `grids` ((variant, configurations), strongest first): the strongest
     variant's configurations split among the agents, one agent per configuration at most (a lead hands no one an
@@ -618,10 +640,13 @@ def _sweep_plan(agents: int, crews: list[tuple[int, int]]) -> str:
     ranks = ["the strongest variant"] + ["the next strongest"] * (len(crews) - 1)
     split = ", ".join(f"{_counted(size, 'agent')} on {rank} ({_counted(configs, 'config')})"
                       for rank, (size, configs) in zip(ranks, crews))
-    idle = agents - sum(size for size, _ in crews)
-    rest = f", {_counted(idle, 'agent')} left without a config" if idle else ""
-    return f"{agents}-agent parallel cfg sweep, one agent per config at most: {split}{rest}; leaderboard merge, " \
-           f"top-2 refine"
+    return f"{agents}-agent parallel cfg sweep, one agent per config at most: {split}" \
+           f"{_left_out(agents - sum(size for size, _ in crews))}; leaderboard merge, top-2 refine"
+
+
+def _left_out(idle: int) -> str:
+    """What a plan adds about `idle` agents left without a configuration (none: nothing)."""
+    return f", {_counted(idle, 'agent')} left without a config" if idle else ""
 
 
 def _counted(n: int, noun: str) -> str:
@@ -713,11 +738,9 @@ def _campaign(ep: _Episode) -> None:
     workers = ep.builders()
     verifier = ep.builders("verifier")[0]
     tags = ep.legal_tags()
-    picks = _campaign_picks([len(ep.wb.grid(t)) for t in tags], len(workers))
-    idle = len(workers) - len(picks)
-    rest = f", {_counted(idle, 'agent')} left without a config" if idle else ""
-    ep.announce_plan(f"fleet dispatch over {len(set(picks))} variants x cfg space on {len(workers)} agents{rest}, "
-                     f"verifier rebench of winners")
+    picks = _round_robin_picks([len(ep.wb.grid(t)) for t in tags], len(workers))
+    ep.announce_plan(f"fleet dispatch over {len(set(picks))} variants x cfg space on {len(workers)} agents"
+                     f"{_left_out(len(workers) - len(picks))}, verifier rebench of winners")
     workers = workers[:len(picks)]
     grids = {t: ep.configs(t) for t in tags}
     crews = [picks.count(k) for k in range(len(tags))]
@@ -759,8 +782,8 @@ def _campaign(ep: _Episode) -> None:
     ep.verdict()
 
 
-def _campaign_picks(sizes: list[int], agents: int) -> list[int]:
-    """The variant (an index into `sizes`, each variant's configurations) of each of a campaign's agents in turn:
+def _round_robin_picks(sizes: list[int], agents: int) -> list[int]:
+    """The variant (an index into `sizes`, each variant's configurations) of each of a team's agents in turn:
     dealt round-robin, a variant skipped once it has an agent per configuration, so that each agent's share of it is
     its own and not empty (a lead gives no two agents the same configuration, nor one nothing to do); agents past
     every configuration get none (the list is shorter)."""

@@ -23,7 +23,7 @@ from generator.catalog.ops import OPS
 from generator.catalog.tasks import make_task
 from generator.check import semantic
 from generator.kernelswarm.checks import row_checks_pass
-from generator.kernelswarm.episode import _campaign_picks, simulate_episode
+from generator.kernelswarm.episode import _round_robin_picks, simulate_episode
 from generator.sim.seeding import rng_for
 
 # (op, gpu, dtype, shape) where the old sweeps handed out empty slices: variants of fewer configurations than agents
@@ -169,9 +169,9 @@ def test_a_campaign_deals_no_configuration_twice_and_no_empty_share(campaigns):
     assert crowded >= 5, crowded
 
 
-def test_campaign_picks_skip_a_variant_with_an_agent_per_configuration():
-    assert [_campaign_picks([3, 20], 17).count(k) for k in (0, 1)] == [3, 14]
-    assert _campaign_picks([2, 1], 5) == [0, 1, 0]      # agents past every configuration get none
+def test_round_robin_picks_skip_a_variant_with_an_agent_per_configuration():
+    assert [_round_robin_picks([3, 20], 17).count(k) for k in (0, 1)] == [3, 14]
+    assert _round_robin_picks([2, 1], 5) == [0, 1, 0]      # agents past every configuration get none
 
 
 def _crowded_campaign(campaigns: list[dict]) -> dict:

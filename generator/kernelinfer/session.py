@@ -17,7 +17,7 @@ import numpy as np
 from generator.sim import clock, feedback
 from generator.sim.prompt import user_prompt
 from generator.kernels.style import draw_style
-from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
+from generator.sim.workbench import EDIT_FAULTS, LIMIT_COMPILE_ERRORS, Outcome, Workbench, sig, task_id
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
@@ -34,9 +34,6 @@ P_EXPLORE = 0.25        # chance a tuning step works on a runner-up variant rath
 # Failures a smaller configuration does not cure: an edit's own mistake (fixed instead), a dot shape Triton refuses
 # (its K block is already the smallest; the refused K blocks are skipped from then on: wb.over_limit).
 NO_BACK_OFF = EDIT_FAULTS | {"triton_dot_shape"}
-# Compile errors that name a limit of the variant as a launch refusal does (wb.over_limit tells the configurations
-# that hit it): a dot shape Triton refuses, static shared memory past ptxas's cap ("uses too much shared data").
-LIMIT_COMPILE_ERRORS = frozenset({"triton_dot_shape", "static_smem_overflow"})
 
 SYSTEM_PROMPT = (
     "You are a GPU kernel engineer optimizing one inference kernel for one GPU. Each turn, reply with the "

@@ -35,7 +35,7 @@ from generator.sim.feedback import ms_text, result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog import calibration
 from generator.catalog.ops import shape_label
-from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
+from generator.sim.workbench import EDIT_FAULTS, LIMIT_COMPILE_ERRORS, Outcome, sig, workbench
 
 SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
                                          "campaign": (5, 20)}
@@ -123,8 +123,8 @@ class _Episode:
         # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
-        self.launch_failed: set[str] = set()  # variants refused at launch or for a dot shape: the team has read
-                                              # which limit they hit (wb.over_limit)
+        self.launch_failed: set[str] = set()  # variants refused at launch, for a dot shape or past ptxas's static
+                                              # smem cap: the team has read which limit they hit (wb.over_limit)
         self.exhausted = False               # no legal variant has a configuration left worth sending
         self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
         self.merged: Outcome | None = None   # the shared best the lead merged last
@@ -235,7 +235,7 @@ class _Episode:
                     if outcome.expected.kind not in EDIT_FAULTS:
                         self.refusals.append(outcome)
                         self.launch_failed.add(outcome.tag)
-                elif outcome.expected.kind == "triton_dot_shape":   # the team read which K blocks Triton refuses
+                elif outcome.expected.kind in LIMIT_COMPILE_ERRORS:   # the team read which limit the variant hit
                     self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1

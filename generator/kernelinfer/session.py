@@ -17,7 +17,7 @@ import numpy as np
 from generator.sim import clock, feedback
 from generator.sim.prompt import user_prompt
 from generator.kernels.style import draw_style
-from generator.sim.workbench import EDIT_FAULTS, Outcome, Workbench, sig, task_id
+from generator.sim.workbench import EDIT_FAULTS, LIMIT_COMPILE_ERRORS, Outcome, Workbench, sig, task_id
 
 MIN_STEPS, MAX_STEPS = 30, 200
 MIN_HOURS, MAX_HOURS = 1.0, 5.0
@@ -98,8 +98,8 @@ class _Engineer:
         self.spaces = {v.tag: _space(v) for v in wb.variants}
         self.tried: dict[str, set[int]] = {tag: set() for tag in self.spaces}   # per variant: numbers submitted
         self.banned: set[str] = set()          # variant tags the compiler refused on this GPU
-        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit or a refused dot shape
-                                               # (the engineer read why: wb.over_limit)
+        self.launch_failed: set[str] = set()   # variant tags that hit a launch limit, a refused dot shape or
+                                               # ptxas's static shared-memory cap (read why: wb.over_limit)
         self.moves: dict[tuple, list] = {}     # (tag, number, reach) -> its neighbours still untried at last ask
         self.pending: dict[str, list] = {}     # per variant: configuration numbers not yet offered by _untried
         self._ranked = False                   # whether the two orders below reflect per_tag
@@ -131,8 +131,7 @@ class _Engineer:
         self.tried[tag].add(number)
         time_ms = out.time_ms
         if time_ms is None:
-            expected = out.expected
-            if expected.status == "launch_error" or expected.kind == "triton_dot_shape":
+            if out.expected.status == "launch_error" or out.expected.kind in LIMIT_COMPILE_ERRORS:
                 self.launch_failed.add(tag)
             return out
         if best is None or time_ms < best.time_ms:
@@ -264,8 +263,8 @@ class _Engineer:
         return None
 
     def _known_limit(self, tag: str, number: int) -> bool:
-        """True when this variant already failed to launch here and configuration `number` would fail the same
-        way."""
+        """True when this variant already hit a limit here (a launch refusal, LIMIT_COMPILE_ERRORS) and
+        configuration `number` would hit one too."""
         return tag in self.launch_failed and self.wb.over_limit(tag, self.spaces[tag].keys[number])
 
     def tune(self) -> None:

@@ -9,7 +9,8 @@ for the catalog's faults (`audit-compile` compares whole blocks and re-checks th
 - a variable (local, or namespace-scope `constexpr`) left without a reference, because its only use was
   misspelled or sat in the skipped statement, gets `warning #177-D` at its declaration when its scope closes (a
   namespace-scope one at the end of the file), in order with the errors; a read in a function template that
-  nothing instantiates (or only the skipped statement did) is no reference; one left with stores only (`x[i] = ...`,
+  nothing instantiates (or only the skipped statement did, or a call whose template arguments hold the
+  misspelled name) is no reference; one left with stores only (`x[i] = ...`,
   `x.y = ...`, an `asm` output operand) gets `warning #550-D` ("set but never used") there; neither when its
   initialization calls a function (initializers.py: EDG keeps such a variable quiet); the first warning is
   followed by the "Remark" line;
@@ -148,12 +149,22 @@ def unreferenced(code: str, names, skip: tuple[int, int]) -> list[tuple[int, int
 
 def _uninstantiated(code: str, skip: tuple[int, int]) -> tuple[tuple[int, int], ...]:
     """Bodies of the function templates nothing instantiates once code[skip[0]:skip[1]] is skipped: EDG counts no
-    reference there, so a constant read only in one is unreferenced. Found again without the skipped text only
-    when that text calls a function template (its only instantiation may be there); else the render's own."""
+    reference there, so a constant read only in one is unreferenced. A call whose template arguments hold the
+    skipped text (an undefined name there: `conv_tile<BM, BN, THEADS>(...)`) instantiates nothing either (nvcc 13
+    then warns of TAPS, read only in conv1d_causal smem_tiled's conv_tile). Found again without the skipped text
+    and such calls only when either calls a function template (its only instantiation may be there); else the
+    render's own."""
     templates = _function_templates(code)
-    if not any(m.group(1) in templates for m in scanner.CALLED.finditer(code, skip[0], skip[1])):
+    calls = []
+    for m in scanner.CALLED.finditer(code, _statement_start(code, skip[0])):
+        if m.start() >= skip[1]:
+            break
+        if m.group(1) in templates and m.end() > skip[0]:
+            calls.append(m.span())
+    if not calls:
         return scanner.dead_code_ranges(code)
-    return scanner.dead_code_ranges(code[:skip[0]] + " " * (skip[1] - skip[0]) + code[skip[1]:])
+    blank = (min(skip[0], calls[0][0]), max(skip[1], calls[-1][1]))
+    return scanner.dead_code_ranges(code[:blank[0]] + " " * (blank[1] - blank[0]) + code[blank[1]:])
 
 
 @lru_cache(maxsize=64)
@@ -362,7 +373,12 @@ def _template_blocks(code: str) -> frozenset[int]:
 
 def _head(code: str, pos: int) -> str:
     """The text from the last `;`, `{` or `}` before `pos` to `pos`: a definition's head when `pos` is its `{`."""
-    return code[max(code.rfind(";", 0, pos), code.rfind("{", 0, pos), code.rfind("}", 0, pos)) + 1:pos]
+    return code[_statement_start(code, pos):pos]
+
+
+def _statement_start(code: str, pos: int) -> int:
+    """Where the statement (or head) holding `pos` starts: after the last `;`, `{` or `}` before it."""
+    return max(code.rfind(";", 0, pos), code.rfind("{", 0, pos), code.rfind("}", 0, pos)) + 1
 
 
 def _into_scalar(code: str, name: str, at: int, old: str) -> bool:

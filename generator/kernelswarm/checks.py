@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
-from generator.catalog.variants import gpu_lacks, variant_requires
+from generator.catalog.variants import gpu_lacks, variant_requires, variants_for
 from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
@@ -40,6 +41,12 @@ _BOARD_LINE = re.compile(r"^\d+\. (\S+) ([0-9.eE+-]+) ms")
 # every line at once, same matches: each line after a newline (the pattern's leading literal is found fast)
 _BOARD_ENTRIES = re.compile("\n" + _BOARD_LINE.pattern.removeprefix("^"))
 _LADDER = re.compile(r"propose variants in order: (.+)$")   # a pipeline's dispatch to its proposer
+# an agent's share of one variant's configurations: a campaign's `{variant}: k configs of N`, a parallel sweep's
+# `sweep {variant}: k of N configs (slice ...)`
+_SHARE = re.compile(r"^(?:sweep )?(\S+): (\d+) (?:configs? )?of (\d+)\b")
+# where a dispatch tells its agent to start: `implement {variant} (start from its defaults)`, `... (start from
+# K=V,...; aNN takes its defaults)`
+_START = re.compile(r"\(start from (its defaults|[^;)]+)")
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
@@ -324,7 +331,7 @@ def _tuner_handoffs(row):
 
 def _first_problem(row: dict, problem) -> str | None:
     """The first message `problem(message, state)` finds wrong, walking the messages in order with one state dict
-    (who was handed or assigned what so far) that `problem` keeps up to date."""
+    (who was handed, assigned, dealt or told what so far) that `problem` keeps up to date."""
     state: dict = {}
     for i, m in enumerate(row["messages"]):
         found = problem(m, state)
@@ -365,6 +372,75 @@ def _worker_problem(m: dict, assigned: dict[str, frozenset]) -> str | None:
         given = ", ".join(sorted(assigned[m["agent"]])) if m["agent"] in assigned else "nothing"
         return f"worker {m['agent']}'s candidate is {m['variant']}, but it was assigned {given}"
     return None
+
+
+@CHECKS.check("dispatch_shares", "the shares of a variant's configurations the lead deals out (a campaign's, a "
+              "parallel sweep's) hold one configuration at least each and no more than the variant has together: no "
+              "agent is dispatched with nothing to do, no configuration goes to two agents")
+def _dispatch_shares(row):
+    return _first_problem(row, _share_problem)
+
+
+def _share_problem(m: dict, dealt: dict[str, int]) -> str | None:
+    """What is wrong with message `m` if it is a dispatch of a share, given `dealt` (variant -> configurations
+    dealt out of it so far, which `m` updates)."""
+    share = m["kind"] == "dispatch" and _SHARE.match(m["subtask"])
+    if not share:
+        return None
+    variant, count, size = share[1], int(share[2]), int(share[3])
+    if count == 0:
+        return f"{m['to']} is dispatched 0 of {variant}'s {size} configurations"
+    dealt[variant] = dealt.get(variant, 0) + count
+    if dealt[variant] > size:
+        return f"the shares of {variant} add up to {dealt[variant]} configurations, but it has {size}: " \
+               f"some configuration goes to two agents"
+    return None
+
+
+@CHECKS.check("dispatch_starts", "a dispatch that says where its agent starts (`start from its defaults`, `start from "
+              "K=V,...`) is followed by that agent's candidate of that very configuration, and no two agents are told "
+              "the same start: the lead's words are what each agent does")
+def _dispatch_starts(row):
+    return _first_problem(row, lambda m, starts: _start_problem(m, starts, row))
+
+
+def _start_problem(m: dict, starts: dict, row: dict) -> str | None:
+    """What is wrong with message `m` of `row` as a stated start or what follows one, given `starts` (which `m`
+    updates): `starts["told"]`, (variant, configuration text) -> the agent told to start there; `starts["due"]`, agent
+    -> the (variant, configuration text) its next candidate must be, until it is sent or another assignment comes."""
+    kind = m["kind"]
+    if kind == "candidate":
+        due = starts.get("due", {}).pop(m["agent"], None)
+        sent = (m["variant"], _config_text(m["params"]))
+        if due is not None and sent != due:
+            return f"{m['agent']} was told to start {due[0]} from {due[1]}, but its candidate is {sent[0]} {sent[1]}"
+    elif kind in ("dispatch", "redirect", "handoff"):
+        due = starts.setdefault("due", {})
+        due.pop(m["to"], None)
+        said = _START.search(m.get("subtask", "")) if kind == "dispatch" else None
+        if said is None:
+            return None
+        variant = m["variant"]
+        config = said[1] if said[1] != "its defaults" else _defaults_text(row["op"], row["impl"]).get(variant)
+        if config is None:
+            return f"{m['to']} is told to start from the defaults of {variant}, a variant {row['op']} does not have"
+        told = starts.setdefault("told", {})
+        other = told.setdefault((variant, config), m["to"])
+        if other != m["to"]:
+            return f"{m['to']} is told to start {variant} from {config}, as {other} was"
+        due[m["to"]] = (variant, config)
+    return None
+
+
+def _config_text(params: dict) -> str:
+    """A configuration as messages write it: `K=V,K=V`."""
+    return ",".join([f"{k}={v}" for k, v in params.items()])
+
+
+@cache
+def _defaults_text(op: str, impl: str) -> dict[str, str]:
+    """Variant tag -> its default configuration as messages write it, for `op` in `impl`."""
+    return {v.tag: _config_text(v.default_params()) for v in variants_for(op, impl)}
 
 
 @CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "
@@ -477,8 +553,9 @@ def _unique(rows):
 
 
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
-              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments, _review_quotes,
-              _review_arch, _fix_resends, _build_time, _rebench_noise, _report_numbers, _lead_sees)
+              _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
+              _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
+              _rebench_noise, _report_numbers, _lead_sees)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -511,6 +588,8 @@ def row_checks_pass(row) -> bool:
     code: dict[str, str] = {}       # each agent's latest candidate
     handed: dict[str, str] = {}     # each tuner's latest handed variant
     assigned: dict[str, frozenset] = {}     # each agent's latest assigned variants
+    dealt: dict[str, int] = {}      # each variant's configurations dealt out in shares
+    starts: dict = {}               # the starts dispatches stated, and those still due (`_start_problem`)
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
@@ -549,7 +628,8 @@ def row_checks_pass(row) -> bool:
                 if times != sorted(times) or {a for a, _x in entries} != best.keys():
                     return False
                 unseen = False
-        elif roles.get(m["agent"]) != role or _tuner_problem(m, handed) or _worker_problem(m, assigned):
+        elif roles.get(m["agent"]) != role or _tuner_problem(m, handed) or _worker_problem(m, assigned) \
+                or _start_problem(m, starts, row):
             return False
         else:
             kind = m["kind"]
@@ -562,6 +642,9 @@ def row_checks_pass(row) -> bool:
                     return False
             elif kind == "plan":
                 if label not in m["content"]:
+                    return False
+            elif kind == "dispatch":
+                if _share_problem(m, dealt):
                     return False
             elif kind == "review":
                 if TOOL_TEXT.search(m["content"]) or (m["status"] == "pass" and lacks[m["variant"]]):

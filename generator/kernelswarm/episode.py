@@ -35,7 +35,7 @@ from generator.sim.feedback import ms_text, result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog import calibration
 from generator.catalog.ops import shape_label
-from generator.sim.workbench import EDIT_FAULTS, Outcome, sig, workbench
+from generator.sim.workbench import EDIT_FAULTS, LIMIT_COMPILE_ERRORS, Outcome, sig, workbench
 
 SCENARIOS: dict[str, tuple[int, int]] = {"dispatch": (2, 8), "parallel_sweep": (4, 20), "pipeline": (3, 6),
                                          "campaign": (5, 20)}
@@ -124,8 +124,8 @@ class _Episode:
         # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
-        self.launch_failed: set[str] = set()  # variants refused at launch or for a dot shape: the team has read
-                                              # which limit they hit (wb.over_limit)
+        self.launch_failed: set[str] = set()  # variants refused at launch, for a dot shape or past ptxas's static
+                                              # smem cap: the team has read which limit they hit (wb.over_limit)
         self.exhausted = False               # no legal variant has a configuration left worth sending
         self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
         self.merged: Outcome | None = None   # the shared best the lead merged last
@@ -235,7 +235,7 @@ class _Episode:
                     if outcome.expected.kind not in EDIT_FAULTS:
                         self.refusals.append(outcome)
                         self.launch_failed.add(outcome.tag)
-                elif outcome.expected.kind == "triton_dot_shape":   # the team read which K blocks Triton refuses
+                elif outcome.expected.kind in LIMIT_COMPILE_ERRORS:   # the team read which limit the variant hit
                     self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
@@ -535,12 +535,25 @@ def _dispatch(ep: _Episode) -> None:
     workers = ep.builders()
     tags = ep.legal_tags()
     gated = ep.gated_tags()
-    picks = tags[-len(workers):] if len(tags) >= len(workers) else [tags[i % len(tags)] for i in range(len(workers))]
+    if len(tags) >= len(workers):
+        picks = tags[-len(workers):]
+    else:       # more agents than variants: a variant takes no more agents than it has configurations
+        picks = [tags[k] for k in _round_robin_picks([len(ep.wb.grid(t)) for t in tags], len(workers))]
     if gated and ep.rng.random() < 0.35:                     # the lead overlooks an arch limit once
         picks[int(ep.rng.integers(len(picks)))] = gated[int(ep.rng.integers(len(gated)))]
-    ep.announce_plan(f"split {len(set(picks))} variants across {len(workers)} agents, merge best, redirect losers")
+    ep.announce_plan(f"split {len(set(picks))} variants across {len(workers)} agents"
+                     f"{_left_out(len(workers) - len(picks))}, merge best, redirect losers")
+    workers = workers[:len(picks)]
+    starts: dict[str, tuple[Agent, list[dict]]] = {}     # variant -> (the agent on its defaults, the starts given)
     for w, tag in zip(workers, picks):
-        ep.dispatch(w, tag, [ep.wb.defaults(tag)], f"implement {tag} (start from its defaults)")
+        if tag in starts:           # one more agent on it: a start of its own, named
+            holder, given = starts[tag]
+            given.append(_other_start(ep, tag, given))
+            text = f"implement {tag} (start from {_params_text(given[-1])}; {holder.id} takes its defaults)"
+        else:
+            starts[tag] = (w, [ep.wb.defaults(tag)])
+            text = f"implement {tag} (start from its defaults)"
+        ep.dispatch(w, tag, starts[tag][1][-1:], text)
     for w in workers:
         tag, cfgs = w.assignment
         ep.work(w, tag, cfgs[0], "new_variant")
@@ -597,6 +610,15 @@ def _parallel_sweep(ep: _Episode) -> None:
     ep.verdict()
 
 
+def _other_start(ep: _Episode, tag: str, given: list[dict]) -> dict:
+    """Where the lead starts one more agent on variant `tag`, none of the starts `given` out (the defaults first): a
+    real lead sets no two agents on the same configuration, so it names its pick of the defaults' neighbours not
+    given, else of the rest of the variant's space (it has one left: `_round_robin_picks`)."""
+    options = [p for p in ep.wb.neighbours(tag, given[0]) if p not in given] or \
+              [p for p in ep.wb.grid(tag) if p not in given]
+    return dict(ep.pick(ep.lead, tag, options))
+
+
 def _sweep_crews(grids: list[tuple[str, int]], agents: int) -> list[tuple[str, int]]:
     """(variant, agents) of a parallel sweep over `grids` ((variant, configurations), strongest first): the strongest
     variant's configurations split among the agents, one agent per configuration at most (a lead hands no one an
@@ -618,10 +640,13 @@ def _sweep_plan(agents: int, crews: list[tuple[int, int]]) -> str:
     ranks = ["the strongest variant"] + ["the next strongest"] * (len(crews) - 1)
     split = ", ".join(f"{_counted(size, 'agent')} on {rank} ({_counted(configs, 'config')})"
                       for rank, (size, configs) in zip(ranks, crews))
-    idle = agents - sum(size for size, _ in crews)
-    rest = f", {_counted(idle, 'agent')} left without a config" if idle else ""
-    return f"{agents}-agent parallel cfg sweep, one agent per config at most: {split}{rest}; leaderboard merge, " \
-           f"top-2 refine"
+    return f"{agents}-agent parallel cfg sweep, one agent per config at most: {split}" \
+           f"{_left_out(agents - sum(size for size, _ in crews))}; leaderboard merge, top-2 refine"
+
+
+def _left_out(idle: int) -> str:
+    """What a plan adds about `idle` agents left without a configuration (none: nothing)."""
+    return f", {_counted(idle, 'agent')} left without a config" if idle else ""
 
 
 def _counted(n: int, noun: str) -> str:
@@ -715,12 +740,17 @@ def _campaign(ep: _Episode) -> None:
     workers = ep.builders()
     verifier = ep.builders("verifier")[0]
     tags = ep.legal_tags()
-    ep.announce_plan(f"fleet dispatch over {min(len(tags), len(workers))} variants x cfg space on {len(workers)} "
-                     f"agents, verifier rebench of winners")
+    picks = _round_robin_picks([len(ep.wb.grid(t)) for t in tags], len(workers))
+    ep.announce_plan(f"fleet dispatch over {len(set(picks))} variants x cfg space on {len(workers)} agents"
+                     f"{_left_out(len(workers) - len(picks))}, verifier rebench of winners")
+    workers = workers[:len(picks)]
     grids = {t: ep.configs(t) for t in tags}
-    for i, w in enumerate(workers):
-        tag = tags[i % len(tags)]
-        share = grids[tag][i // len(tags)::max(1, -(-len(workers) // len(tags)))][:4] or [ep.wb.defaults(tag)]
+    crews = [picks.count(k) for k in range(len(tags))]
+    dealt = [0] * len(tags)
+    for w, k in zip(workers, picks):       # each variant's configurations dealt among its crew
+        tag = tags[k]
+        share = grids[tag][dealt[k]::crews[k]][:4]
+        dealt[k] += 1
         ep.dispatch(w, tag, share, f"{tag}: {_counted(len(share), 'config')} of {len(grids[tag])}")
     for w in workers:
         tag, share = w.assignment
@@ -752,6 +782,22 @@ def _campaign(ep: _Episode) -> None:
                to=w.id, status="pass", variant=w.best.tag, time_ms=w.best.time_ms, ref=w.best_result)
     ep.merge()
     ep.verdict()
+
+
+def _round_robin_picks(sizes: list[int], agents: int) -> list[int]:
+    """The variant (an index into `sizes`, each variant's configurations) of each of a team's agents in turn:
+    dealt round-robin, a variant skipped once it has an agent per configuration, so that each agent's share of it is
+    its own and not empty (a lead gives no two agents the same configuration, nor one nothing to do); agents past
+    every configuration get none (the list is shorter)."""
+    picks, crews = [], [0] * len(sizes)
+    turn = 0
+    while len(picks) < agents and sum(crews) < sum(sizes):
+        k = turn % len(sizes)
+        if crews[k] < sizes[k]:
+            picks.append(k)
+            crews[k] += 1
+        turn += 1
+    return picks
 
 
 _PLAYS = {"dispatch": _dispatch, "parallel_sweep": _parallel_sweep, "pipeline": _pipeline, "campaign": _campaign}

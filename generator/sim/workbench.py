@@ -39,6 +39,9 @@ UNIT_SCALE_KERNELS = frozenset({("fp8_gemm", "cuda"), ("moe_grouped_gemm", "cuda
 # A tune edit changes constants only and carries no mistake of its own: what its new values break (a static array
 # past the 48 KB cap, shared memory or registers past a launch limit) is the clean render's outcome (expect_clean).
 EDIT_FAULTS = frozenset(COMPILE_FAULTS["cuda"] + COMPILE_FAULTS["triton"] + WRONG_FAULTS["cuda"])
+# Compile errors that name a limit of the variant as a launch refusal does (over_limit tells the configurations that
+# hit it): a dot shape Triton refuses, static shared memory past ptxas's cap ("uses too much shared data").
+LIMIT_COMPILE_ERRORS = frozenset({"triton_dot_shape", "static_smem_overflow"})
 
 
 def sig(x: float, digits: int = TIME_DIGITS) -> float:

@@ -220,6 +220,41 @@ def test_a_read_in_an_uninstantiated_template_is_what_nvcc_prints():
     assert normalize_block(printed_block(out)) == normalize_block(block)
 
 
+# an undefined name among a call's template arguments: that call instantiates nothing
+TEMPLATE_ARGUMENT = """constexpr int TAPS = 4;
+constexpr int WIDTH = 8;
+constexpr int LANES = 2;
+template <int N> __device__ int tapped(int x) { return x * TAPS + N; }
+template <int N> __device__ int widened(int x) { return x * WIDTH + N; }
+__global__ void k(int* out) {
+  out[0] = tapped<LANES>(out[2]);
+  out[1] = widened<LANES>(out[3]);
+}
+"""
+
+
+def test_an_undefined_template_argument_leaves_the_template_uninstantiated():
+    """`tapped<LNES>(...)` (as conv1d_causal smem_tiled's `conv_tile<BLOCK_M, BLOCK_N, THEADS>`) instantiates
+    nothing: TAPS, read only in `tapped`, gets #177-D; WIDTH, read in the still instantiated `widened`, stays
+    quiet, and so does TAPS when the misspelled name is `widened`'s argument."""
+    for line, warned in ((7, [("1", "TAPS")]), (8, [("2", "WIDTH")])):
+        _src, block = _fault(Source(TEMPLATE_ARGUMENT, "t.cu", "cuda", "sm_80"), "undefined_identifier", line,
+                             "LANES", "LNES")
+        assert block.startswith(f't.cu({line}): error: identifier "LNES" is undefined'), block
+        assert re.findall(r'^t\.cu\((\d+)\): warning #177-D: variable "(\w+)"', block, re.M) == warned, block
+
+
+@pytest.mark.compiler
+@needs_nvcc
+@pytest.mark.parametrize("line", (7, 8))
+def test_an_undefined_template_argument_is_what_nvcc_prints(line):
+    """The rule above, as nvcc 13 prints it: the whole block."""
+    src, block = _fault(Source(TEMPLATE_ARGUMENT, "t.cu", "cuda", "sm_80"), "undefined_identifier", line, "LANES",
+                        "LNES")
+    out = compilers.compile_cuda([src], modes=["alone"])[0]
+    assert normalize_block(printed_block(out)) == normalize_block(block)
+
+
 def test_a_type_alias_is_no_variable():
     """`typedef half scalar_t;` declares a type, not a variable: a misspelled `scalar_t* p = x;` is parsed as a
     product and nvcc adds `identifier "p" is undefined` (kv_append tma_bulk in a default kernelswarm folder), so

@@ -5,7 +5,13 @@ dispatch, redirect or handoff gave their agent (a worker whose variant was used 
 tuned around the shared best's variant without being moved to it). Now a sweep gives each agent at least one
 configuration, the spare agents the next strongest variant (its plan says so), and the lead moves a worker whose
 variant is used up (a redirect). The `worker_assignments` rule reports a worker candidate of a variant its latest
-assignment does not name."""
+assignment does not name.
+
+A campaign dealt its variants round-robin and gave an agent whose share of a small variant would be empty that
+variant's defaults instead (15 of 76 campaigns of a 300-episode folder: flash_decode's 3 warp_per_head
+configurations went to 5 agents, the defaults to three of them, one of which held them already). Now a variant takes
+no more agents than it has configurations, the others go on round-robin, and the `dispatch_shares` rule reports a
+variant whose shares add up to more configurations than it has, or an empty share."""
 from __future__ import annotations
 
 import copy
@@ -17,7 +23,7 @@ from generator.catalog.ops import OPS
 from generator.catalog.tasks import make_task
 from generator.check import semantic
 from generator.kernelswarm.checks import row_checks_pass
-from generator.kernelswarm.episode import simulate_episode
+from generator.kernelswarm.episode import _round_robin_picks, simulate_episode
 from generator.sim.seeding import rng_for
 
 # (op, gpu, dtype, shape) where the old sweeps handed out empty slices: variants of fewer configurations than agents
@@ -116,4 +122,82 @@ def test_the_rule_reports_a_worker_candidate_before_any_assignment_to_it(rows):
     first["to"] = "lead"                # the first dispatch to that worker never reached it
     found = _rule(row)
     assert found and f"worker {worker}'s candidate is" in found[0] and "assigned nothing" in found[0], found
+    assert not row_checks_pass(row)
+
+
+# (op, gpu, dtype, shape) whose campaigns dealt a variant of 3 or 5 configurations to more agents than that
+CAMPAIGN_TASKS = (("flash_decode", "a10", "fp16", {"B": 32, "H": 8, "D": 128, "T": 8192, "P": 16}),
+                  ("moe_scatter", "a100", "fp16", {"T": 8192, "K": 2, "H": 4096, "E": 8}),
+                  ("int4_gemv", "h100", "int4", {"M": 1, "N": 4096, "K": 4096, "G": 128}))
+_SHARE = re.compile(r"^(\S+): (\d+) configs? of (\d+)$")
+
+
+@pytest.fixture(scope="module")
+def campaigns() -> list[dict]:
+    out = []
+    for i, (op, gpu, dtype, shape) in enumerate(CAMPAIGN_TASKS):
+        task = make_task(op, "cuda", gpu, dtype, dict(shape))
+        for j in range(12):
+            row = simulate_episode(task, "campaign", rng_for(5, i, j))
+            out.append({"episode_id": f"x_campaign_{row['num_messages']}", **row})
+    return out
+
+
+def _shares(row: dict) -> list[tuple[str, int, int]]:
+    """(variant, configurations, of how many) of each share a campaign's lead dispatched, in order."""
+    shares = [_SHARE.match(m["subtask"]) for m in row["messages"] if m["kind"] == "dispatch"]
+    return [(share[1], int(share[2]), int(share[3])) for share in shares if share]
+
+
+def _share_rule(row: dict) -> list[str]:
+    return [p for p in semantic.check("episode", row) if p.startswith("dispatch_shares: ")]
+
+
+def test_a_campaign_deals_no_configuration_twice_and_no_empty_share(campaigns):
+    crowded = 0         # variants with fewer configurations than agents a plain round-robin gives them
+    for row in campaigns:
+        shares = _shares(row)
+        variants = list(dict.fromkeys(v for v, _k, _n in shares))
+        for index, variant in enumerate(variants):
+            size = next(n for v, _k, n in shares if v == variant)
+            dealt = [k for v, k, _n in shares if v == variant]
+            assert min(dealt) >= 1 and sum(dealt) <= size, (row["n_agents"], variant, dealt, size)
+            round_robin = len(shares) // len(variants) + (index < len(shares) % len(variants))
+            crowded += round_robin > size
+        assert len(shares) == row["n_agents"] - 1, shares       # every worker dispatched (the verifier is not)
+        assert _share_rule(row) == [] and row_checks_pass(row)
+    assert crowded >= 5, crowded
+
+
+def test_round_robin_picks_skip_a_variant_with_an_agent_per_configuration():
+    assert [_round_robin_picks([3, 20], 17).count(k) for k in (0, 1)] == [3, 14]
+    assert _round_robin_picks([2, 1], 5) == [0, 1, 0]      # agents past every configuration get none
+
+
+def _crowded_campaign(campaigns: list[dict]) -> dict:
+    return copy.deepcopy(next(r for r in campaigns if r["n_agents"] >= 15))
+
+
+def test_the_rule_reports_a_configuration_dealt_to_two_agents(campaigns):
+    row = _crowded_campaign(campaigns)
+    dispatches = [m for m in row["messages"] if m["kind"] == "dispatch"]
+    variant, _count, size = _SHARE.match(dispatches[0]["subtask"]).groups()
+    mine = [m for m in dispatches if m["variant"] == variant]
+    total = sum(int(_SHARE.match(m["subtask"])[2]) for m in mine)
+    extra = int(size) - total + 1           # one configuration more than the variant has, on the last share
+    last = mine[-1]
+    k = int(_SHARE.match(last["subtask"])[2]) + extra
+    last["subtask"] = f"{variant}: {k} configs of {size}"
+    found = _share_rule(row)
+    assert found and f"the shares of {variant} add up to {int(size) + 1} configurations, but it has {size}" in found[0]
+    assert not row_checks_pass(row)
+
+
+def test_the_rule_reports_an_empty_share(campaigns):
+    row = _crowded_campaign(campaigns)
+    first = next(m for m in row["messages"] if m["kind"] == "dispatch")
+    variant, _count, size = _SHARE.match(first["subtask"]).groups()
+    first["subtask"] = f"{variant}: 0 configs of {size}"
+    found = _share_rule(row)
+    assert found and f"{first['to']} is dispatched 0 of {variant}'s {size} configurations" in found[0], found
     assert not row_checks_pass(row)

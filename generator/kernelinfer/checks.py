@@ -9,11 +9,12 @@ import re
 from itertools import zip_longest
 
 from generator.catalog.hardware import GPUS
-from generator.catalog.variants import gpu_lacks, legal_on, variant_requires, variants_for
+from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.sim.clock import machine_range
 from generator.sim.prompt import user_prompt
+from generator.sim.workbench import Workbench
 
 CHECKS = CheckSet("kernelinfer")
 # a feedback turn's first line, matched from the start of the turn up to its first newline or its end
@@ -35,26 +36,47 @@ def _seconds(headers: list[re.Match]) -> list[int]:
 
 
 def _length_fits(row) -> bool:
-    """30-200 steps; fewer only for a session that ran out of configurations and ended re-measuring its best."""
+    """30-200 steps; fewer only for a session that ran out of configurations worth running and ended re-measuring
+    its best."""
     n, trace = row["num_steps"], row["trace"]
     return 30 <= n <= 200 or 0 < n < 30 and trace[-1]["kind"] == "revert" and _space_used_up(row)
 
 
 def _space_used_up(row) -> bool:
-    """The session measured every configuration its task offers (each legal variant's every params)."""
-    space = {(v.tag, tuple(p.items())) for v in variants_for(row["op"], row["impl"], row["dtype"])
-             if legal_on(v, row["gpu"], row["dtype"]) for p in v.all_params()}
-    return {(t["tag"], tuple(t["params"].items())) for t in row["trace"]} >= space
+    """The session measured every configuration its task offers of each legal variant, but those of a variant out of
+    reach of its best at the end (Workbench.out_of_reach: the engineer stops tuning it) and, once a variant was
+    refused at launch or for its dot shape, its configurations over the same limit (Workbench.over_limit)."""
+    trace = row["trace"]
+    fastest, best = _fastest(trace)
+    bench = Workbench(reports.task_of(row))
+    ran = {(t["tag"], tuple(t["params"].items())) for t in trace}
+    refused = {tag for tag, items in ran if bench.over_limit(tag, items)}   # such a configuration always fails
+    return all(key in ran or v.tag in refused and bench.over_limit(*key)
+               for v in bench.variants if bench.legal[v.tag]
+               and not (v.tag in fastest and bench.out_of_reach(v.tag, fastest[v.tag], best))
+               for key in ((v.tag, tuple(p.items())) for p in v.all_params()))
+
+
+def _fastest(trace) -> tuple[dict[str, float], float | None]:
+    """Each variant's fastest ok time over `trace`, and the fastest of all (None when no step passed)."""
+    fastest = {}
+    for t in trace:
+        time = t["time_ms"]
+        if t["status"] == "ok" and time < fastest.get(t["tag"], float("inf")):
+            fastest[t["tag"]] = time
+    return fastest, min(fastest.values(), default=None)
 
 
 @CHECKS.check("step_count", "30 <= num_steps <= 200 (fewer only ending in a revert after every configuration of "
-              "the task ran), num_steps == len(trace), steps numbered 1..n")
+              "the task ran, but those of variants out of reach of the best), num_steps == len(trace), steps "
+              "numbered 1..n")
 def _step_count(row):
     n, trace = row["num_steps"], row["trace"]
     if n != len(trace):
         return f"num_steps {n} != len(trace) {len(trace)}"
     if not _length_fits(row):
-        return f"num_steps {n} outside 30..200 (fewer only ending in a revert after every configuration ran)"
+        return (f"num_steps {n} outside 30..200 (fewer only ending in a revert after every configuration worth "
+                f"running ran)")
     if [t["step"] for t in trace] != list(range(1, n + 1)):
         return "trace steps are not 1..n"
 
@@ -212,6 +234,30 @@ def _fix(row):
                 return f"step {t['step']}: fix resends the broken code unchanged"
 
 
+@CHECKS.check("tune_within_reach", "no tune step tunes a variant whose fastest ok time so far is further behind the "
+              "session's best than any configuration change of it can close (Workbench.out_of_reach)")
+def _tune_within_reach(row):
+    step = _hopeless_tune(row)
+    if step is not None:
+        return f"step {step['step']}: tunes {step['tag']}, out of reach of the session's best"
+
+
+def _hopeless_tune(row) -> dict | None:
+    """The first tune step of a variant already out of reach of the session's best, replaying the trace as the
+    engineer saw it; None when there is none."""
+    fastest, best, bench = {}, float("inf"), None
+    for t in row["trace"]:
+        tag, time = t["tag"], t["time_ms"]
+        if t["kind"] == "tune" and fastest.get(tag, 0.0) > best:
+            bench = bench or Workbench(reports.task_of(row))
+            if bench.out_of_reach(tag, fastest[tag], best):
+                return t
+        if t["status"] == "ok" and time < fastest.get(tag, float("inf")):
+            fastest[tag] = time
+            best = min(best, time)
+    return None
+
+
 @CHECKS.check("assistant_code_only", "assistant turns are kernel source only: no markdown fences, a kernel entry")
 def _code_only(row):
     marker = "__global__" if row["impl"] == "cuda" else "@triton.jit"
@@ -233,7 +279,8 @@ def _types(row):
 
 
 @CHECKS.shortcut((_step_count, _message_roles, _feedback_header, _timestamps, _step_time, _report_numbers, _task_turn,
-                  _duration, _time_physics, _best_step, _speedup, _kept, _attempts, _arch_gating, _fix))
+                  _duration, _time_physics, _best_step, _speedup, _kept, _attempts, _arch_gating, _fix,
+                  _tune_within_reach))
 def _session_checks_pass(row) -> bool:
     """True only if every check it vouches for passes on `row`: the validator's hot path, one match per feedback
     turn and one pass over the trace instead of one of each per check. False says only "look closer": the checks
@@ -283,7 +330,7 @@ def _session_checks_pass(row) -> bool:
             return False
         prev = t
     best = row["best"]
-    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running:
+    if not n_ok or row["attempts"] != n_ok or best["time_ms"] != running or _hopeless_tune(row) is not None:
         return False
     if trace[best["step"] - 1]["time_ms"] != running:
         return False

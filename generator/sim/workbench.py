@@ -109,6 +109,7 @@ class Workbench:
         self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
         self._limits: dict[tuple, bool] = {}  # (variant, params items) -> over_limit (asked again and again)
         self._refusals: dict[tuple, Refusal | None] = {}   # (variant, params items) -> refusal (over_limit, shrunk)
+        self._reach: dict[str, float] = {}   # variant -> tune_reach
 
     def defaults(self, tag: str) -> dict:
         return self.by_tag[tag].default_params()
@@ -161,6 +162,26 @@ class Workbench:
                 self.refusal(tag, items) is not None
                 or self.task.impl == "triton" and triton_dot.refuses(self.task.dtype, dict(items)))
         return hit
+
+    def tune_reach(self, tag: str) -> float:
+        """The most a tune can change variant `tag`'s time here: its slowest configuration's model time over its
+        fastest's, among those that launch (both clamped to the ceiling no measurement beats). A tune changes
+        constants only, so a variant whose fastest measured time is further than this behind another's cannot
+        catch up by tuning (beyond the timing noise). Configurations a compiler refuses for other reasons (a static array past 48 KB) count
+        too: they only widen the bound."""
+        reach = self._reach.get(tag)
+        if reach is None:
+            v, ceiling = self.by_tag[tag], self.ceiling
+            times = [max(perf.time_ms(self.task, v, p), ceiling) for p in _grid(v)
+                     if not self.over_limit(tag, tuple(p.items()))]
+            reach = self._reach[tag] = max(times) / min(times)
+        return reach
+
+    def out_of_reach(self, tag: str, fastest_ms: float, best_ms: float) -> bool:
+        """Whether variant `tag`, its fastest measured time `fastest_ms`, is further behind the best `best_ms` than
+        any tune of it can close (tune_reach): an engineer stops tuning it. The best's own variant never is (its
+        reach, one perf-model call per configuration, is not computed)."""
+        return fastest_ms > best_ms and fastest_ms > self.tune_reach(tag) * best_ms
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""

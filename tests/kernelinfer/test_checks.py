@@ -112,3 +112,48 @@ def test_a_short_session_must_end_re_measuring_its_best(rows):
     row["trace"][-1]["kind"] = "revert"
     row["num_steps"] = 20
     assert "step_count" in failed([row])[0]
+
+def test_a_short_session_may_leave_variants_out_of_reach_untuned():
+    """A session ends short once every variant that could still catch up has run all its configurations: one out
+    of reach of the best (Workbench.out_of_reach) keeps untried configurations and the row passes step_count; were
+    that variant as fast as the best, its untried configurations would make the same row fail."""
+    import numpy as np
+
+    from generator.catalog.ops import OPS
+    from generator.catalog.tasks import make_task
+    from generator.sim.workbench import Workbench
+    task = make_task("mamba_step", "cuda", "h100", "fp16", OPS["mamba_step"].shapes[0])
+    short = {"session_id": "s0", **simulate_session(task, np.random.default_rng(1))}
+    ran = {(t["tag"], tuple(t["params"].items())) for t in short["trace"]}
+    bench = Workbench(task)
+    left = [v.tag for v in bench.variants if any((v.tag, tuple(p.items())) not in ran for p in v.all_params())]
+    assert short["num_steps"] < 30 and short["trace"][-1]["kind"] == "revert" and left
+    assert "step_count" not in failed([short])[0]
+    caught_up = copy.deepcopy(short)
+    for t in caught_up["trace"]:
+        if t["tag"] == left[0] and t["status"] == "ok":
+            t["time_ms"] = short["best"]["time_ms"]
+    assert "step_count" in failed([caught_up])[0]
+
+
+def test_tuning_a_variant_out_of_reach_fails_its_check(rows):
+    """Real sessions have variants that fall out of reach of the best and never tune them again; a tune step
+    retagged to such a variant fails tune_within_reach, and the validator's shortcut does not pass it."""
+    from generator.check import reports
+    from generator.sim.workbench import Workbench
+    for row in rows:
+        bench = Workbench(reports.task_of(row))
+        fastest, best = {}, float("inf")
+        for t in row["trace"]:
+            behind = [tag for tag, time in fastest.items() if bench.out_of_reach(tag, time, best)]
+            if t["kind"] == "tune" and behind:
+                broken = copy.deepcopy(row)
+                broken["trace"][t["step"] - 1]["tag"] = behind[0]
+                names, report = failed([broken])
+                assert "tune_within_reach" in names, qa.failures(report)
+                assert not KI_CHECKS.shortcut_fn.fn(broken)
+                return
+            if t["status"] == "ok":
+                fastest[t["tag"]] = min(fastest.get(t["tag"], t["time_ms"]), t["time_ms"])
+                best = min(best, t["time_ms"])
+    pytest.fail("no session tuned on with a variant out of reach: the case is not exercised")

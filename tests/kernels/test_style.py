@@ -211,7 +211,8 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
                 plan = styling._plan(texts, lang, frozenset())
                 renames = styling._renames(plan.names, lang, style, plan.taken)
                 expected = tuple(styling._restyle("".join(renames.get(p, p) if i % 2 else p for i, p in enumerate(parts)),
-                                                  lang, style.layout()) for parts in plan.texts)
+                                                  lang, style.layout())
+                                 for parts in map(styling._split_at_marks, plan.texts))
                 assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
                 checked += bool(plan.names)
     assert checked > 200

@@ -288,6 +288,7 @@ _VOCABULARY_TOKEN = {lang: re.compile(rf"{_SKIP[lang].pattern}|\b(?P<name>{'|'.j
 
 @lru_cache(maxsize=1024)   # per text: a class template is part of a unit with each op's snippet (~200 texts a run)
 def _scan(text: str, lang: str) -> _Scan:
+    """`_plan`'s reading of one text (a text holding the name mark is refused: the layout split would misread it)."""
     if _NAME_MARK in text:
         raise ValueError(f"a template holds the character {_NAME_MARK!r}, which styling reserves")
     blocked = set(_MEMBER.findall(text))

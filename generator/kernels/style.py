@@ -14,7 +14,6 @@ that computes the same result (the compiler may then allocate registers differen
 """
 from __future__ import annotations
 
-import bisect
 import re
 import zlib
 from dataclasses import dataclass
@@ -121,6 +120,8 @@ class Style:
 
     def __post_init__(self):   # hashed on every render-cache lookup: once, not per lookup
         object.__setattr__(self, "_hash", hash(tuple(self.__dict__.values())))
+        # the crc32 of `name`'s "{seed}:" prefix, which crc32 continues over each word: once, not per name
+        object.__setattr__(self, "_seed_crc", zlib.crc32(f"{self.seed}:".encode()))
 
     def __hash__(self) -> int:
         return self._hash
@@ -142,10 +143,10 @@ class Style:
         return options[zlib.crc32(f"{self.seed}:{first.parent.name}/{first.name}".encode()) % len(options)]
 
     def name(self, word: str, lang: str) -> str:
-        """This engineer's name for the template name `word` (deterministic: crc32, not the salted str hash)."""
-        options = _NAMES[lang][word]
-        pick = options[zlib.crc32(f"{self.seed}:{word}".encode()) % len(options)]
-        return _camel(pick) if self.camel else pick
+        """This engineer's name for the template name `word`: the synonym at crc32("{seed}:{word}") (deterministic,
+        not the salted str hash), in camel case for a camel-case engineer."""
+        options = (_CAMEL_NAMES if self.camel else _NAMES)[lang][word]
+        return options[zlib.crc32(_WORD_BYTES[word], self._seed_crc) % len(options)]
 
 
 def _camel(name: str) -> str:
@@ -153,6 +154,11 @@ def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
+
+# each template name's synonyms in camel case, and the name's bytes (what `Style.name` hashes): built once
+_CAMEL_NAMES = {lang: {word: tuple(map(_camel, options)) for word, options in names.items()}
+                for lang, names in _NAMES.items()}
+_WORD_BYTES = {word: word.encode() for names in _NAMES.values() for word in names}
 
 # lang -> every name some engineer writes for a template name (each synonym, snake and camel) -> that template name
 _TEMPLATE_NAMES = {lang: {form: word for word, options in names.items() for option in options
@@ -233,15 +239,15 @@ def styled_parts(texts: tuple[str, ...], lang: str, protected: frozenset[str],
     for each of those names (the template's own where it keeps it). Names are renamed over all the texts at once,
     so a name the snippet uses as a member or keyword keeps its name in the template too."""
     plan = _plan(texts, lang, protected.intersection(_NAMES[lang]))    # one plan for every dtype's signature
-    renames = _renames(plan.names, lang, style, plan.taken, protected)
-    return _laid_out(plan, lang, style.layout()), {name: renames.get(name, name) for name in plan.names}
+    return _laid_out(plan, lang, style.layout()), _renames(plan.names, lang, style, plan.taken, protected)
 
 
 @dataclass(frozen=True)
 class _Plan:
-    texts: tuple[tuple[str, ...], ...]   # per text: literal, name, literal, name, ..., literal (names renameable)
-    names: frozenset[str]                # renameable vocabulary names present
-    taken: frozenset[str]                # every identifier in the texts (a new name must not be one)
+    texts: tuple[str, ...]     # per text: a newline (`_rewritten` reads one), then the text, each renameable name
+                               # bracketed by _NAME_MARK (literal, mark, name, mark, ..., literal)
+    names: tuple[str, ...]     # renameable vocabulary names present, sorted
+    taken: frozenset[str]      # every identifier in the texts (a new name must not be one)
 
 
 @lru_cache(maxsize=1024)
@@ -250,46 +256,62 @@ def _plan(texts: tuple[str, ...], lang: str, protected: frozenset[str]) -> _Plan
     a comment or string, e.g. `bar.sync` in inline PTX), and only names never used after `.`, `->` or `::` nor
     (Python) as a keyword argument anywhere in the unit (looked for everywhere, comments too: blocking more is
     safe)."""
-    taken = set(protected)
-    blocked = set(protected)
-    for text in texts:
-        taken.update(_WORD.findall(text))
-        blocked.update(_MEMBER.findall(text))
-        if lang == "triton":
-            blocked.update(_KWARG.findall(text))
-    names = frozenset(w for w in _NAMES[lang] if w in taken and w not in blocked)
-    if not names:
-        return _Plan(tuple((text,) for text in texts), names, frozenset(taken))
-    skip = _SKIP[lang]
-    finder = re.compile(rf"\b(?:{'|'.join(sorted(names))})\b")
+    scans = [_scan(text, lang) for text in texts]
+    taken = set(protected).union(*(scan.words for scan in scans))
+    blocked = set(protected).union(*(scan.blocked for scan in scans))
+    renameable = frozenset(w for w in _NAMES[lang] if w in taken and w not in blocked)
     plans = []
-    for text in texts:
-        spans = [m.span() for m in skip.finditer(text)]
-        starts = [a for a, _b in spans]
+    for text, scan in zip(texts, scans):
         parts: list[str] = []
         last = 0
-        for m in finder.finditer(text):
-            k = bisect.bisect_right(starts, m.start()) - 1
-            if k >= 0 and m.start() < spans[k][1]:       # inside a comment or string
-                continue
-            parts += (text[last:m.start()], m.group())
-            last = m.end()
+        for at, name in scan.tokens:
+            if name in renameable:
+                parts += (text[last:at], name)
+                last = at + len(name)
         parts.append(text[last:])
-        plans.append(tuple(parts))
-    return _Plan(tuple(plans), names, frozenset(taken))
+        plans.append("\n" + _NAME_MARK.join(parts))
+    return _Plan(tuple(plans), tuple(sorted(renameable)), frozenset(taken))
 
 
-def _renames(names: frozenset[str], lang: str, style: Style, taken: frozenset[str],
+class _Scan(NamedTuple):
+    """What `_plan` reads of one template text, whatever the unit it is part of."""
+
+    words: frozenset[str]                 # every identifier
+    blocked: frozenset[str]               # names used after `.`, `->`, `::` (Triton: or as a keyword argument)
+    tokens: tuple[tuple[int, str], ...]   # (offset, name) of each vocabulary name in code, in order
+
+
+# A comment or string literal (matched whole, so no name inside one is found) or a vocabulary name.
+_VOCABULARY_TOKEN = {lang: re.compile(rf"{_SKIP[lang].pattern}|\b(?P<name>{'|'.join(sorted(names))})\b", re.S)
+                     for lang, names in _NAMES.items()}
+
+
+@lru_cache(maxsize=1024)   # per text: a class template is part of a unit with each op's snippet (~200 texts a run)
+def _scan(text: str, lang: str) -> _Scan:
+    """`_plan`'s reading of one text (a text holding the name mark is refused: the layout split would misread it)."""
+    if _NAME_MARK in text:
+        raise ValueError(f"a template holds the character {_NAME_MARK!r}, which styling reserves")
+    blocked = set(_MEMBER.findall(text))
+    if lang == "triton":
+        blocked.update(_KWARG.findall(text))
+    tokens = tuple((m.start(), m["name"]) for m in _VOCABULARY_TOKEN[lang].finditer(text) if m["name"])
+    return _Scan(frozenset(_WORD.findall(text)), frozenset(blocked), tokens)
+
+
+def _renames(names: tuple[str, ...], lang: str, style: Style, taken: frozenset[str],
              protected: frozenset[str] = frozenset()) -> dict[str, str]:
-    """This engineer's new name for each of `names` that gets one: never a name of `taken` or `protected`, nor one
-    already given (the sets are read as they are: joining them copied the unit's ~500 names on every bind)."""
+    """This engineer's name for each of `names` (in order: a name two of them would get goes to the first): its
+    own where the style's is a name of `taken` or `protected` or already given (the sets are read as they are:
+    joining them copied the unit's ~500 names on every bind)."""
     out: dict[str, str] = {}
     given: set[str] = set()
-    for word in sorted(names):
+    for word in names:
         new = style.name(word, lang)
         if new != word and new not in taken and new not in protected and new not in given:
-            out[word] = new
             given.add(new)
+            out[word] = new
+        else:
+            out[word] = word
     return out
 
 
@@ -324,30 +346,36 @@ def _join_brace(m: re.Match) -> str:
 _NAME_MARK = "\x00"     # brackets each renameable name while the layout is rewritten (no template holds one)
 
 
-@lru_cache(maxsize=1024)
 def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], ...]:
     """The plan's texts in a layout (`Style.layout()`), still split at the renameable names: the rewrites run once
-    per template and layout (at most 96) instead of once per engineer. They commute with renaming: none reads or
-    edits a name (comment lines hold none, the rest reads keywords, punctuation and indentation), and a marked
-    name reads as a word does to them (no space, no `;{},#/`), so the marks come out where the names were."""
-    out = []
-    for parts in plan.texts:
-        text = _NAME_MARK.join(parts)
-        if text.count(_NAME_MARK) != len(parts) - 1:
-            raise ValueError(f"a template holds the character {_NAME_MARK!r}, which styling reserves")
-        out.append(tuple(_restyle(text, lang, layout).split(_NAME_MARK)))
-    return tuple(out)
+    per template text instead of once per engineer. They commute with renaming: none reads or edits a name
+    (comment lines hold none, the rest reads keywords, punctuation and indentation), and a marked name reads as a
+    word does to them (no space, no `;{},#/`), so the marks come out where the names were. Not cached per layout
+    (most of a default run's 7,500 template/layout pairs come once, but they lay out to ~2,400 texts): each
+    rewrite is cached per text and the split per laid-out text, so a build is a few cache lookups."""
+    return tuple(_split_at_marks(_rewritten(text, lang, layout)) for text in plan.texts)
+
+
+@lru_cache(maxsize=4096)    # per distinct laid-out text (a default run has ~2,400)
+def _split_at_marks(text: str) -> tuple[str, ...]:
+    """A laid-out text (with `_rewritten`'s leading newline) split at its marks: literal, name, ..., literal."""
+    return tuple(text[1:].split(_NAME_MARK))
 
 
 def _restyle(text: str, lang: str, layout: Layout) -> str:
-    """`text` in a layout: comments, `#pragma unroll`, `__restrict__`, `const` placement, braces, indent (in that
-    order, one `_rewrite` each; a habit the templates are written in leaves the text as it is)."""
-    text = "\n" + text
+    """`text` in a layout (see `_rewritten`)."""
+    return _rewritten("\n" + text, lang, layout)[1:]
+
+
+def _rewritten(text: str, lang: str, layout: Layout) -> str:
+    """`text` (after a leading newline) in a layout: comments, `#pragma unroll`, `__restrict__`, `const`
+    placement, braces, indent (in that order, one `_rewrite` each; a habit the templates are written in leaves
+    the text as it is)."""
     for habit in _HABITS[lang]:
         setting = getattr(layout, habit)
         if setting != _AS_WRITTEN[habit]:
             text = _rewrite(text, lang, habit, setting)
-    return text[1:]
+    return text
 
 
 _HABITS = {"cuda": ("comments", "unroll", "restrict", "east_const", "brace_same_line", "indent"),
@@ -356,7 +384,7 @@ _AS_WRITTEN = {"comments": "full", "unroll": True, "restrict": True, "east_const
                "indent": 4}
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)   # a default run's rewrites: ~3,700 distinct (text, habit, setting)
 def _rewrite(text: str, lang: str, habit: str, setting) -> str:
     """One layout rewrite of `text` (with its leading newline), cached per text: the layouts of one template share
     the rewrites of their first habits, and a rewrite that finds nothing to change hands the same text on, so the

@@ -13,6 +13,8 @@ compile, so the kernels' code, registers and shared memory are what they were.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
 from generator.kernels import scanner
 
 # A placeholder on a line of its own (`{{PRELUDE}}`, `{{TUNED_CONSTANTS}}`) stands for whole statements: to the
@@ -22,6 +24,7 @@ _LINE_PLACEHOLDER = re.compile(r"^([ \t]*)\{\{\w+\}\}(?=[ \t]*$)", re.M)
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 # what a use may not be in: comments and string literals (a directive's text is code: a macro may call a helper)
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+_WORD_RUN = re.compile(r"\w+")    # \w is scanner.is_word_char: str.isalnum or "_"
 
 
 def pruned(texts: tuple[str, ...]) -> tuple[str, ...]:
@@ -35,34 +38,46 @@ def pruned(texts: tuple[str, ...]) -> tuple[str, ...]:
 
 def _unused_spans(texts: tuple[str, ...]) -> list[list[tuple[int, int]]]:
     """Per text, the (start, end) spans of the definitions, with their comments, whose name nothing else names."""
-    neutral = [_PLACEHOLDER.sub(lambda m: f"__{m.group(1)}__", _LINE_PLACEHOLDER.sub(_statements, text))
-               for text in texts]
+    scans = [_scan(text) for text in texts]
     defs: dict[str, list[tuple[int, int, int]]] = {}      # name -> (text index, start, end) of each definition
-    for i, text in enumerate(neutral):
-        code = scanner.code_view(text, "cuda")
-        for name, _template, body, end in scanner.function_defs(code):
-            if next(scanner.enclosing(code, body - 1), None) is not None or name.startswith("launch_"):
-                continue
-            head = max(code.rfind(ch, 0, body - 1) for ch in ";{}") + 1
-            if "__global__" in code[head:body]:
-                continue
-            defs.setdefault(name, []).append((i, _with_comments(text, code, head), _line_end(text, end)))
-    views = [_NOT_CODE.sub(scanner.blank, text) for text in neutral]
+    for i, (text_defs, _uses) in enumerate(scans):
+        for name, where in text_defs.items():
+            defs.setdefault(name, []).extend((i, a, b) for a, b in where)
     spans: list[list[tuple[int, int]]] = [[] for _ in texts]
     for name, where in defs.items():
-        if not any(_named_outside(views[i], name, [(a, b) for j, a, b in where if j == i])
-                   for i in range(len(texts))):
+        if not any(_named_outside(uses.get(name, ()), [(a, b) for j, a, b in where if j == i])
+                   for i, (_defs, uses) in enumerate(scans)):
             for i, a, b in where:
                 spans[i].append((a, b))
     return spans
+
+
+@lru_cache(maxsize=1024)   # per text: a class template is in a unit with each op's snippet (~160 texts a run)
+def _scan(text: str) -> tuple[dict[str, list[tuple[int, int]]], dict[str, list[int]]]:
+    """One text's helper definitions (name -> the (start, end) of each, with its comments) and where each word
+    stands whole in its code (word -> offsets; not in comments or strings). Shared: read-only."""
+    neutral = _PLACEHOLDER.sub(lambda m: f"__{m.group(1)}__", _LINE_PLACEHOLDER.sub(_statements, text))
+    code = scanner.code_view(neutral, "cuda")
+    defs: dict[str, list[tuple[int, int]]] = {}
+    for name, _template, body, end in scanner.function_defs(code):
+        if next(scanner.enclosing(code, body - 1), None) is not None or name.startswith("launch_"):
+            continue
+        head = max(code.rfind(ch, 0, body - 1) for ch in ";{}") + 1
+        if "__global__" in code[head:body]:
+            continue
+        defs.setdefault(name, []).append((_with_comments(neutral, code, head), _line_end(neutral, end)))
+    uses: dict[str, list[int]] = {}
+    for m in _WORD_RUN.finditer(_NOT_CODE.sub(scanner.blank, neutral)):   # a whole word is a maximal run
+        uses.setdefault(m.group(), []).append(m.start())
+    return defs, uses
 
 
 def _statements(m: re.Match) -> str:
     return m.group(1) + ";" + " " * (len(m.group(0)) - len(m.group(1)) - 1)
 
 
-def _named_outside(view: str, name: str, own: list[tuple[int, int]]) -> bool:
-    return any(not any(a <= at < b for a, b in own) for at in scanner.whole_word(view, name, 0, len(view)))
+def _named_outside(offsets, own: list[tuple[int, int]]) -> bool:
+    return any(not any(a <= at < b for a, b in own) for at in offsets)
 
 
 def _with_comments(text: str, code: str, head: int) -> int:

@@ -75,19 +75,22 @@ def test_styles_rewrite_every_template_but_never_its_interface_nor_its_tuned_lin
 
 
 def test_renames_are_consistent_and_skip_members_strings_keywords_and_protected_names():
-    cuda = ('__device__ int warp_sum(int lane) { int row = lane; asm("bar.sync 0;"); return row + s.acc; }\n'
+    cuda = ('// smem: a comment keeps its words\n'
+            '__device__ int warp_sum(int lane) { int row = lane; asm("bar.sync 0;"); return row + s.acc; }\n'
             'int acc = 1; int bar = 2; int tile = 3; int smem = row;\n')
     styles = [replace(PLAIN, seed=s) for s in range(40)]
-    renamed_row = set()
+    renamed_row, renamed_smem = set(), set()
     for style in styles:
         (text,) = style_texts((cuda,), "cuda", frozenset({"tile"}), style)
         assert '"bar.sync 0;"' in text                          # strings untouched
+        assert text.startswith("// smem: a comment keeps its words\n")    # comments untouched
+        renamed_smem.add(re.search(r"int (\w+) = \w+;\n$", text).group(1))
         assert "s.acc" in text and "int acc = 1" in text        # a member name anywhere blocks the rename
         assert "int tile = 3" in text                           # protected
         row = re.search(r"int (\w+) = \w+; asm", text).group(1)
         assert text.count(row) == cuda.count("row")             # every use renamed alike
         renamed_row.add(row)
-    assert len(renamed_row) > 1
+    assert len(renamed_row) > 1 and len(renamed_smem) > 1
     py = "def f(acc, offs_n):\n    return g(acc=acc) + offs_n\n"
     for style in styles:
         (text,) = style_texts((py,), "triton", frozenset(), style)
@@ -211,7 +214,8 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
                 plan = styling._plan(texts, lang, frozenset())
                 renames = styling._renames(plan.names, lang, style, plan.taken)
                 expected = tuple(styling._restyle("".join(renames.get(p, p) if i % 2 else p for i, p in enumerate(parts)),
-                                                  lang, style.layout()) for parts in plan.texts)
+                                                  lang, style.layout())
+                                 for parts in map(styling._split_at_marks, plan.texts))
                 assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
                 checked += bool(plan.names)
     assert checked > 200

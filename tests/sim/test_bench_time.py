@@ -30,7 +30,7 @@ def test_slow_kernels_steps_cover_their_runs():
         if t["status"] == "ok":
             assert now - before >= clock.KERNEL_RUNS * t["time_ms"] * 1e-3 - 1, t
             slow += t["time_ms"] > 100
-    assert slow >= 3
+    assert slow >= 2      # the naive kernel and its fix: no tune of a variant out of reach of the best
     assert _step_time(row) is None and semantic.check("session", {"session_id": "x", **row}) == []
 
 

@@ -127,7 +127,7 @@ class Style:
         return self._hash
 
     def layout(self) -> Layout:
-        """The habits `_restyle` reads: few engineers differ in them (unlike naming), so the layout rewrites are
+        """The habits `_rewritten` reads: few engineers differ in them (unlike naming), so the layout rewrites are
         cached per template and layout."""
         return Layout(self.comments, self.indent, self.brace_same_line, self.east_const, self.unroll, self.restrict)
 
@@ -315,7 +315,7 @@ def _renames(names: tuple[str, ...], lang: str, style: Style, taken: frozenset[s
     return out
 
 
-# Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); `_restyle` puts
+# Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); a laid-out text (`_rewritten`) has
 # one in front of the text.
 _COMMENT_BLOCK = {"cuda": re.compile(r"(?:\n[ \t]*//[^\n]*)+"), "triton": re.compile(r"(?:\n[ \t]*#[^\n]*)+")}
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")    # not inside a token: tl.load, cp.async, 0.5
@@ -360,11 +360,6 @@ def _laid_out(plan: _Plan, lang: str, layout: Layout) -> tuple[tuple[str, ...], 
 def _split_at_marks(text: str) -> tuple[str, ...]:
     """A laid-out text (with `_rewritten`'s leading newline) split at its marks: literal, name, ..., literal."""
     return tuple(text[1:].split(_NAME_MARK))
-
-
-def _restyle(text: str, lang: str, layout: Layout) -> str:
-    """`text` in a layout (see `_rewritten`)."""
-    return _rewritten("\n" + text, lang, layout)[1:]
 
 
 def _rewritten(text: str, lang: str, layout: Layout) -> str:

@@ -213,7 +213,7 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
                 style = draw_style(rng, lang)
                 plan = styling._plan(texts, lang, frozenset())
                 renames = styling._renames(plan.names, lang, style, plan.taken)
-                expected = tuple(styling._restyle("".join(renames.get(p, p) if i % 2 else p for i, p in enumerate(parts)),
+                expected = tuple(_restyle("".join(renames.get(p, p) if i % 2 else p for i, p in enumerate(parts)),
                                                   lang, style.layout())
                                  for parts in map(styling._split_at_marks, plan.texts))
                 assert style_texts(texts, lang, frozenset(), style) == expected, (path, style)
@@ -221,9 +221,16 @@ def test_layout_rewritten_once_per_layout_is_the_rewrite_of_each_renamed_text():
     assert checked > 200
 
 
+def _restyle(text: str, lang: str, layout) -> str:
+    """`text` in a layout as a build lays it out (`style._rewritten` takes the text after a leading newline)."""
+    from generator.kernels import style as styling
+
+    return styling._rewritten("\n" + text, lang, layout)[1:]
+
+
 def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
     """The layout rewrites applied one after the other to the whole text, every one of them (no cache, no skip):
-    what `style._restyle` must equal."""
+    what `_restyle` must equal."""
     from generator.kernels import style as styling
 
     text = "\n" + text
@@ -244,7 +251,7 @@ def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
 
 
 def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
-    """`_restyle` shares its rewrites between layouts (cached per text, skipping the habits a template is written
+    """`style._rewritten` shares its rewrites between layouts (cached per text, skipping the habits a template is written
     in): every template in every layout reads as all six rewrites applied in order, and the cache was used."""
     import itertools
 
@@ -259,7 +266,7 @@ def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
             text = path.read_text()
             for layout in layouts:
                 expected = _restyle_all_rewrites(text, lang, layout)
-                assert styling._restyle(text, lang, layout) == expected, (path, layout)
+                assert _restyle(text, lang, layout) == expected, (path, layout)
                 changed += expected != text
     assert changed > 1000
     assert styling._rewrite.cache_info().hits > styling._rewrite.cache_info().misses
@@ -300,7 +307,7 @@ def test_terse_comments_keep_each_blocks_first_sentence_whole():
                 continue
             full = [m.group() for m in styling._COMMENT_BLOCK[lang].finditer("\n" + path.read_text())]
             terse = [m.group() for m in styling._COMMENT_BLOCK[lang].finditer(
-                "\n" + styling._restyle(path.read_text(), lang, PLAIN.layout()._replace(comments="terse")))]
+                "\n" + _restyle(path.read_text(), lang, PLAIN.layout()._replace(comments="terse")))]
             assert len(terse) == len(full), path
             for kept, block in zip(terse, full):
                 assert block.startswith(kept), (path, kept)

@@ -315,8 +315,8 @@ def _renames(names: tuple[str, ...], lang: str, style: Style, taken: frozenset[s
     return out
 
 
-# Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); a laid-out text (`_rewritten`) has
-# one in front of the text.
+# Multi-line patterns start at a newline (a literal prefix the regex engine searches for fast); `_rewritten` takes
+# its text with one in front.
 _COMMENT_BLOCK = {"cuda": re.compile(r"(?:\n[ \t]*//[^\n]*)+"), "triton": re.compile(r"(?:\n[ \t]*#[^\n]*)+")}
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")    # not inside a token: tl.load, cp.async, 0.5
 _UNROLL = re.compile(r"\n[ \t]*#pragma unroll[ \t]*(?=\n)")

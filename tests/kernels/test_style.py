@@ -251,8 +251,8 @@ def _restyle_all_rewrites(text: str, lang: str, layout) -> str:
 
 
 def test_restyle_with_shared_rewrites_is_every_rewrite_in_order():
-    """`style._rewritten` shares its rewrites between layouts (cached per text, skipping the habits a template is written
-    in): every template in every layout reads as all six rewrites applied in order, and the cache was used."""
+    """`style._rewritten` shares its rewrites between layouts (cached per text, skipping the habits a template is
+    written in): every template in every layout reads as all six rewrites applied in order, and the cache was used."""
     import itertools
 
     from generator.kernels import style as styling

@@ -42,7 +42,8 @@ def test_the_digest_reads_the_shipped_files_once(tmp_path, monkeypatch):
 
 
 def test_a_folder_of_other_code_is_refused_and_kept(make_folder, tmp_path, monkeypatch, capsys):
-    out = make_folder("kernelinfer", tmp_path / "ki", seed=3, rows=3, holdout=2, extra=("--no-views", "--num-proc", "1"))
+    out = make_folder("kernelinfer", tmp_path / "ki", seed=3, rows=3, holdout=2,
+                      extra=("--no-views", "--num-proc", "1"))
     before = files(out)
     argv = ["kernelinfer", "--out", str(out), "--seed", "3", "--sessions", "3", "--holdout", "2", "--no-views",
             "--num-proc", "1"]

@@ -37,9 +37,12 @@ def act_dtype(dtype: str) -> str:
     return "bf16" if dtype in ("fp8", "fp4") else "fp16"
 
 # Kernel classes whose CUDA kernels take the op's `struct Operands` (templates/cuda/<class>/ops/*.cuh: one snippet
-# per op, shared by variants whose kernels and launchers take different extra arguments), so the struct is the
-# interface every render shares.
-OPERAND_STRUCT_CLASSES = frozenset({"gemm", "gemv", "conv", "attn_prefill"})
+# per op, shared by variants whose kernels take different extra arguments), with the parameters of the one host
+# entry point every variant of the class defines after the struct: `void launch_<op>(const Operands& op, <these>,
+# cudaStream_t stream)`. A harness calls one symbol with one argument list, so what a variant needs beyond them
+# (a split-K workspace, the rows a TMA map spans) it derives inside from the shape.
+OPERAND_STRUCT_CLASSES = {"gemm": ("int M", "int N", "int K"), "gemv": ("int M", "int N", "int K"), "conv": (),
+                          "attn_prefill": ("float softmax_scale",)}
 
 A = 2.0  # bytes of an fp16/bf16 activation that accompanies quantized data
 
@@ -86,8 +89,8 @@ class Op:
     def signature(self, impl: str, dtype: str | None = None) -> str:
         """The interface every render of the op defines, as it reads in the source: the CUDA kernel's prototype,
         or for a kernel class whose kernels take one `Operands` struct (OPERAND_STRUCT_CLASSES) that struct's
-        definition, or the `def` line of the Triton host wrapper (the @triton.jit kernels' parameters differ per
-        variant)."""
+        definition and, on the next line, its host entry point's prototype, or the `def` line of the Triton host
+        wrapper (the @triton.jit kernels' parameters differ per variant)."""
         dtype = dtype or self.dtypes[0]
         known = self._signatures.get((impl, dtype))
         if known is None:
@@ -111,7 +114,9 @@ class Op:
             const = "const " if direction == "in" else ""
             pointers.append(f"{const}{types[role]}*{restrict} {name}")
         if struct:
-            return f"struct Operands {{ {'; '.join(pointers)}; }}"
+            params = ("const Operands& op",) + OPERAND_STRUCT_CLASSES[self.kernel_class] + ("cudaStream_t stream",)
+            return (f"struct Operands {{ {'; '.join(pointers)}; }};\n"
+                    f"void launch_{self.name}({', '.join(params)})")
         params = pointers + [f"int {k}" for k in self.shapes[0]]
         return f"__global__ void {self.name}_kernel({', '.join(params)})"
 

@@ -86,7 +86,7 @@ def plain() -> str:
         out.append(f"  {op.name:20s} {op.family:9s} {op.kernel_class:12s} {'/'.join(op.impls):12s} "
                    f"{'/'.join(op.dtypes):10s} {op.desc}")
         for impl in op.impls:
-            out.append(f"      {impl}: {op.signature(impl)}")
+            out.append(f"      {impl}: {op.signature(impl)}".replace("\n", "\n" + " " * (len(impl) + 8)))
     out.append("\nRoofline (ms) per (op, dtype, shape), one column per GPU: " + "  ".join(GPUS))
     rows = task_rows()
     for i in range(0, len(rows), len(GPUS)):

@@ -71,7 +71,8 @@ def test_triton_signatures_parse_as_python():
 def test_cuda_signatures_compile_with_nvcc(tmp_path):
     lines = ["#include <cstdint>", "#include <cuda_fp16.h>", "#include <cuda_bf16.h>", "#include <cuda_fp8.h>"]
     sigs = [op.signature("cuda", d) for op in OPS.values() if "cuda" in op.impls for d in op.dtypes]
-    # one namespace each: a struct-class op's signature defines a `struct Operands`, a kernel's is a prototype
+    # one namespace each: a struct-class op's signature defines a `struct Operands` and declares its launcher, a
+    # kernel's is a prototype
     lines += [f"namespace s{i} {{ {sig}{';' if sig.startswith('struct ') else ' {}'} }}" for i, sig in enumerate(sigs)]
     src = tmp_path / "signatures.cu"
     src.write_text("\n".join(lines) + "\n")

@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(NUM_THREADS) {{KERNEL_NAME}}(Operands op, floa
   for (int d = 0; d < HEAD_DIM; ++d) o[d] = scalar_t(acc[d] * inv);
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, float softmax_scale, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, float softmax_scale, cudaStream_t stream) {
   const dim3 grid((Q_LEN + NUM_THREADS - 1) / NUM_THREADS, HEADS, BATCH);
   {{KERNEL_NAME}}<<<grid, NUM_THREADS, 0, stream>>>(op, softmax_scale);
 }

@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(THREADS) {{KERNEL_NAME}}(Operands op, float so
   }
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, float softmax_scale, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, float softmax_scale, cudaStream_t stream) {
   const dim3 grid((Q_LEN + BLOCK_M - 1) / BLOCK_M, HEADS, BATCH);
   if (SMEM_BYTES > 48 * 1024)
     cudaFuncSetAttribute({{KERNEL_NAME}}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);

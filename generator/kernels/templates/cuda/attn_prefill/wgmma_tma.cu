@@ -268,11 +268,10 @@ static CUtensorMap make_map(const void* base, uint64_t rows, uint32_t box_rows) 
   return map;
 }
 
-// `kv_rows`: rows of the K (and V) buffer viewed as [rows, HEAD_DIM].
-void launch_{{KERNEL_NAME}}(const Operands& op, int64_t kv_rows, float softmax_scale, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, float softmax_scale, cudaStream_t stream) {
   const CUtensorMap map_q = make_map(op.q, (uint64_t)BATCH * HEADS * Q_LEN, BLOCK_M);
-  const CUtensorMap map_k = make_map(k_base(op), kv_rows, BOX_ROWS);
-  const CUtensorMap map_v = make_map(v_base(op), kv_rows, BOX_ROWS);
+  const CUtensorMap map_k = make_map(k_base(op), kv_rows(), BOX_ROWS);
+  const CUtensorMap map_v = make_map(v_base(op), kv_rows(), BOX_ROWS);
   cudaFuncSetAttribute({{KERNEL_NAME}}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
   const dim3 grid((Q_LEN + BLOCK_M - 1) / BLOCK_M, HEADS, BATCH);
   {{KERNEL_NAME}}<<<grid, THREADS, SMEM_BYTES, stream>>>(map_q, map_k, map_v, op, softmax_scale);

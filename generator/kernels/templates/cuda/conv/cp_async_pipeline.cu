@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(THREADS) {{KERNEL_NAME}}(Operands op) {
       }
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, cudaStream_t stream) {
   const dim3 grid((COUT + BLOCK_N - 1) / BLOCK_N, (unsigned)((OUT_POINTS + BLOCK_M - 1) / BLOCK_M));
   if (SMEM_BYTES > 48 * 1024)
     cudaFuncSetAttribute({{KERNEL_NAME}}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);

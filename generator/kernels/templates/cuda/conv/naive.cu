@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(NUM_THREADS) {{KERNEL_NAME}}(Operands op) {
   store_out(op, p, n, conv_point(op, p, n));
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, cudaStream_t stream) {
   const int64_t outputs = OUT_POINTS * OUT_CHANNELS;
   const unsigned blocks = (unsigned)((outputs + NUM_THREADS - 1) / NUM_THREADS);
   {{KERNEL_NAME}}<<<blocks, NUM_THREADS, 0, stream>>>(op);

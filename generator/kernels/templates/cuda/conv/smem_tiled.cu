@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(THREADS) {{KERNEL_NAME}}(Operands op) {
   conv_tile<BLOCK_M, BLOCK_N, THREADS>(op, p0, n0);
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, cudaStream_t stream) {
   const dim3 grid((OUT_CHANNELS + BLOCK_N - 1) / BLOCK_N, (unsigned)((OUT_POINTS + BLOCK_M - 1) / BLOCK_M));
   {{KERNEL_NAME}}<<<grid, THREADS, 0, stream>>>(op);
 }

@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(NUM_THREADS) {{KERNEL_NAME}}(Operands op) {
   *reinterpret_cast<Pack*>(op.y + p * CHANNELS + d0) = out;
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, cudaStream_t stream) {
   const int64_t threads = OUT_POINTS * (CHANNELS / VEC);
   const unsigned blocks = (unsigned)((threads + NUM_THREADS - 1) / NUM_THREADS);
   {{KERNEL_NAME}}<<<blocks, NUM_THREADS, 0, stream>>>(op);

@@ -285,9 +285,10 @@ static CUtensorMap make_map(const void* base, uint64_t rows, uint64_t row_bytes,
   return map;
 }
 
-// `a_rows` is every row of A across groups (M for a single GEMM). One block per SM, in clusters of CLUSTER_M.
-void launch_{{KERNEL_NAME}}(const Operands& op, int a_rows, int M, int N, int K, cudaStream_t stream) {
-  const CUtensorMap map_a = make_map(op.a, a_rows, (uint64_t)K * sizeof(a_t), BLOCK_M);
+// A's map spans every group's M rows (the op's shape: at most M routed rows per expert). One block per SM, in
+// clusters of CLUSTER_M.
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+  const CUtensorMap map_a = make_map(op.a, (uint64_t)GROUPS * M, (uint64_t)K * sizeof(a_t), BLOCK_M);
   const CUtensorMap map_b = make_map(op.b, (uint64_t)GROUPS * N, (uint64_t)K * B_BITS / 8, BLOCK_N);
   cudaFuncSetAttribute({{KERNEL_NAME}}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
   int device = 0, sms = 0;

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(THREADS) {{KERNEL_NAME}}(Operands op, int M, i
     }
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
   const dim3 grid((N + BLOCK_N - 1) / BLOCK_N, (M + BLOCK_M - 1) / BLOCK_M, GROUPS);
   {{KERNEL_NAME}}<<<grid, THREADS, 0, stream>>>(op, M, N, K);
 }

@@ -137,8 +137,20 @@ __global__ void __launch_bounds__(256) {{KERNEL_NAME}}_reduce(Operands op, const
   }
 }
 
-// `partials` holds GROUPS * SPLIT_K * M * N floats.
-void launch_{{KERNEL_NAME}}(const Operands& op, float* partials, int M, int N, int K, cudaStream_t stream) {
+// Grow-only fp32 workspace: allocated on the first call of a larger shape, so timed calls reuse it.
+static float* workspace(size_t floats) {
+  static float* buffer = nullptr;
+  static size_t capacity = 0;
+  if (floats > capacity) {
+    cudaFree(buffer);
+    cudaMalloc(&buffer, floats * sizeof(float));
+    capacity = floats;
+  }
+  return buffer;
+}
+
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+  float* partials = workspace((size_t)GROUPS * SPLIT_K * M * N);
   const dim3 grid((N + BLOCK_N - 1) / BLOCK_N, (M + BLOCK_M - 1) / BLOCK_M, GROUPS * SPLIT_K);
   if (SMEM_BYTES > 48 * 1024)
     cudaFuncSetAttribute({{KERNEL_NAME}}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);

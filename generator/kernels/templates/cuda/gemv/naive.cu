@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(NUM_THREADS) {{KERNEL_NAME}}(Operands op, int 
   for (int m = 0; m < BATCH; ++m) store_y(op, m, n, N, acc[m]);
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
   const int blocks = (N + NUM_THREADS - 1) / NUM_THREADS;
   {{KERNEL_NAME}}<<<blocks, NUM_THREADS, 0, stream>>>(op, M, N, K);
 }

@@ -54,8 +54,20 @@ __global__ void __launch_bounds__(256) {{KERNEL_NAME}}_finish(Operands op, const
   if (idx < (int64_t)M * N) store_y(op, idx / N, idx % N, N, partial[idx]);
 }
 
-// `partial` holds M * N floats of scratch.
-void launch_{{KERNEL_NAME}}(const Operands& op, float* partial, int M, int N, int K, cudaStream_t stream) {
+// Grow-only fp32 workspace: allocated on the first call of a larger shape, so timed calls reuse it.
+static float* workspace(size_t floats) {
+  static float* buffer = nullptr;
+  static size_t capacity = 0;
+  if (floats > capacity) {
+    cudaFree(buffer);
+    cudaMalloc(&buffer, floats * sizeof(float));
+    capacity = floats;
+  }
+  return buffer;
+}
+
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+  float* partial = workspace((size_t)M * N);
   cudaMemsetAsync(partial, 0, sizeof(float) * M * N, stream);
   const dim3 grid((N + NUM_WARPS - 1) / NUM_WARPS, SPLIT_K);
   {{KERNEL_NAME}}<<<grid, NUM_WARPS * 32, 0, stream>>>(op, partial, M, N, K);

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(NUM_WARPS * 32) {{KERNEL_NAME}}(Operands op, i
     }
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
   const int rows_per_block = NUM_WARPS * ROWS_PER_WARP;
   const int blocks = (N + rows_per_block - 1) / rows_per_block;
   {{KERNEL_NAME}}<<<blocks, NUM_WARPS * 32, 0, stream>>>(op, M, N, K);

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(NUM_WARPS * 32) {{KERNEL_NAME}}(Operands op, i
   }
 }
 
-void launch_{{KERNEL_NAME}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
+void launch_{{OP}}(const Operands& op, int M, int N, int K, cudaStream_t stream) {
   const int blocks = (N + NUM_WARPS - 1) / NUM_WARPS;
   {{KERNEL_NAME}}<<<blocks, NUM_WARPS * 32, 0, stream>>>(op, M, N, K);
 }

@@ -22,8 +22,10 @@ __device__ __forceinline__ const scalar_t* v_row(const Operands& op, int b, int 
 // Mask, and how many keys the queries below q_end need at most.
 __device__ __forceinline__ bool visible(int i, int j) { return j <= i; }
 __device__ __forceinline__ int kv_end(int q_end) { return min(KV_LEN, q_end); }
-// For TMA: K and V as [rows, HEAD_DIM] matrices, the row of key j, and how many rows one box may cover.
+// For TMA: K and V as [rows, HEAD_DIM] matrices, how many rows they hold, the row of key j, and how many rows one
+// box may cover.
 inline const scalar_t* k_base(const Operands& op) { return op.k; }
 inline const scalar_t* v_base(const Operands& op) { return op.v; }
+inline uint64_t kv_rows() { return (uint64_t)BATCH * HEADS * KV_LEN; }
 __device__ __forceinline__ int64_t kv_row(const Operands& op, int b, int h, int j) { return ((int64_t)b * HEADS + h) * KV_LEN + j; }
 inline constexpr int KV_BOX_ROWS = 256;

@@ -31,10 +31,12 @@ __device__ __forceinline__ const scalar_t* v_row(const Operands& op, int b, int 
 // Query i of the chunk sits at position CACHED + i and sees keys up to it.
 __device__ __forceinline__ bool visible(int i, int j) { return j <= CACHED + i; }
 __device__ __forceinline__ int kv_end(int q_end) { return min(KV_LEN, CACHED + q_end); }
-// For TMA: the caches as [pages * H * PAGE_SIZE, HEAD_DIM] matrices, the row of key j, and how many rows
-// one box may cover (one page).
+// For TMA: the caches as [pages * H * PAGE_SIZE, HEAD_DIM] matrices, how many rows they hold (the batch's
+// BATCH * MAX_PAGES pages, the cache the task's traffic counts), the row of key j, and how many rows one box may
+// cover (one page).
 inline const scalar_t* k_base(const Operands& op) { return op.k_cache; }
 inline const scalar_t* v_base(const Operands& op) { return op.v_cache; }
+inline uint64_t kv_rows() { return (uint64_t)BATCH * MAX_PAGES * HEADS * PAGE_SIZE; }
 __device__ __forceinline__ int64_t kv_row(const Operands& op, int b, int h, int j) {
   return cache_offset(op, b, h, j) / HEAD_DIM;
 }

@@ -23,8 +23,10 @@ __device__ __forceinline__ const scalar_t* v_row(const Operands& op, int b, int 
 // No mask; every query needs every key.
 __device__ __forceinline__ bool visible(int i, int j) { return true; }
 __device__ __forceinline__ int kv_end(int q_end) { return KV_LEN; }
-// For TMA: K and V as [rows, HEAD_DIM] matrices, the row of key j, and how many rows one box may cover.
+// For TMA: K and V as [rows, HEAD_DIM] matrices, how many rows they hold, the row of key j, and how many rows one
+// box may cover.
 inline const scalar_t* k_base(const Operands& op) { return op.k_enc; }
 inline const scalar_t* v_base(const Operands& op) { return op.v_enc; }
+inline uint64_t kv_rows() { return (uint64_t)BATCH * HEADS * KV_LEN; }
 __device__ __forceinline__ int64_t kv_row(const Operands& op, int b, int h, int j) { return ((int64_t)b * HEADS + h) * KV_LEN + j; }
 inline constexpr int KV_BOX_ROWS = 256;

@@ -7,6 +7,7 @@ time are cached per (variant, params): an optimizer revisits the same candidates
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -109,7 +110,7 @@ class Workbench:
         self._lines: dict[tuple, int] = {}   # per (variant, style): tuning changes constants' values, never lines
         self._limits: dict[tuple, bool] = {}  # (variant, params items) -> over_limit (asked again and again)
         self._refusals: dict[tuple, Refusal | None] = {}   # (variant, params items) -> refusal (over_limit, shrunk)
-        self._reach: dict[str, float] = {}   # variant -> tune_reach
+        self._spread: dict[str, list] = {}   # variant -> [fastest, slowest, model times not yet read or None]
 
     def defaults(self, tag: str) -> dict:
         return self.by_tag[tag].default_params()
@@ -163,25 +164,34 @@ class Workbench:
                 or self.task.impl == "triton" and triton_dot.refuses(self.task.dtype, dict(items)))
         return hit
 
-    def tune_reach(self, tag: str) -> float:
-        """The most a tune can change variant `tag`'s time here: its slowest configuration's model time over its
-        fastest's, among those that launch (both clamped to the ceiling no measurement beats). A tune changes
-        constants only, so a variant whose fastest measured time is further than this behind another's cannot
-        catch up by tuning (beyond the timing noise). Configurations a compiler refuses for other reasons (a static array past 48 KB) count
-        too: they only widen the bound."""
-        reach = self._reach.get(tag)
-        if reach is None:
-            v, ceiling = self.by_tag[tag], self.ceiling
-            times = [max(perf.time_ms(self.task, v, p), ceiling) for p in _grid(v)
-                     if not self.over_limit(tag, tuple(p.items()))]
-            reach = self._reach[tag] = max(times) / min(times)
-        return reach
-
     def out_of_reach(self, tag: str, fastest_ms: float, best_ms: float) -> bool:
         """Whether variant `tag`, its fastest measured time `fastest_ms`, is further behind the best `best_ms` than
-        any tune of it can close (tune_reach): an engineer stops tuning it. The best's own variant never is (its
-        reach, one perf-model call per configuration, is not computed)."""
-        return fastest_ms > best_ms and fastest_ms > self.tune_reach(tag) * best_ms
+        any tune of it can close: further than its slowest configuration's model time over its fastest's, among
+        those that launch (both clamped to the ceiling no measurement beats). A tune changes constants only, so
+        such a variant cannot catch up by tuning (beyond the timing noise): an engineer stops tuning it.
+        Configurations a compiler refuses for other reasons (a static array past 48 KB) count too: they only widen
+        the bound. The spread is read one configuration at a time until it covers the gap (one perf-model call
+        each; the whole grid only for a variant out of reach), and the best's own variant never reads it."""
+        if fastest_ms <= best_ms:
+            return False
+        state = self._spread.get(tag)
+        if state is None:
+            state = self._spread[tag] = [math.inf, 0.0, self._model_times(tag)]
+        lo, hi, rest = state
+        while rest is not None and not fastest_ms <= hi / lo * best_ms:
+            time = next(rest, None)
+            if time is None:
+                rest = None
+            else:
+                lo, hi = min(lo, time), max(hi, time)
+        state[:] = lo, hi, rest
+        return not fastest_ms <= hi / lo * best_ms
+
+    def _model_times(self, tag: str):
+        """The model times of variant `tag`'s configurations that launch here, clamped to the ceiling (lazily)."""
+        v, ceiling = self.by_tag[tag], self.ceiling
+        return (max(perf.time_ms(self.task, v, p), ceiling) for p in _grid(v)
+                if not self.over_limit(tag, tuple(p.items())))
 
     def model_ms(self, tag: str, params: dict) -> float | None:
         """The noiseless model time of a clean candidate, None when it cannot compile or launch here."""

@@ -296,6 +296,13 @@ OUTPUTS = {
 }
 
 
+def largest_tolerance(task) -> float:
+    """atol + rtol |x| at the task's largest output magnitude: a failed check's largest error is above it (its
+    reports raise an error that could fall short to twice this)."""
+    atol, rtol = TOLERANCES[task.dtype]
+    return atol + rtol * _facts(task)[1]
+
+
 def output_elements(task) -> int:
     """The number of elements a correctness report counts for `task` (`OUTPUTS`)."""
     return OUTPUTS[task.op](task.shape_dict())
@@ -422,7 +429,7 @@ def failed_text(task, kind: str | None, u, region: Tail | Shift | BlockScale | N
     `stride_shift.wrong`; the scale a dropped_scale leaves out where it varies along K, `dropped_block_scale`)."""
     n, magnitude = _facts(task)[:2]
     atol, rtol = TOLERANCES[task.dtype]
-    bound = atol + rtol * magnitude        # the tolerance at the largest element
+    bound = largest_tolerance(task)
     # a mismatch is an element beyond the tolerance, so the largest error of a failed check is: the signatures
     # below that can fall short are raised to twice the bound, a race draws its error above it
     floor = 2 * bound

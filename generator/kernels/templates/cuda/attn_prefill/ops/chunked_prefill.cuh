@@ -1,6 +1,7 @@
 // Chunked prefill: C new queries q[B, H, C, D] at positions T..T+C-1 attend to all T cached tokens and
 // causally to the chunk, whose K/V were appended to the paged cache first. k_cache/v_cache are
-// [pages, H, PAGE_SIZE, D]; block_table[b, j / PAGE_SIZE] is the page of token j of sequence b.
+// [pages, H, PAGE_SIZE, D]; block_table[b, j / PAGE_SIZE] is the page of token j of sequence b. The pool
+// holds the batch's pages only: pages = B * ceil((T + C) / PAGE_SIZE), every page id below it.
 constexpr int BATCH = {{SHAPE_B}};
 constexpr int HEADS = {{SHAPE_H}};
 constexpr int Q_LEN = {{SHAPE_C}};

@@ -1,5 +1,6 @@
 // MoE grouped GEMM: expert e multiplies its routed rows A[expert_offsets[e] .. expert_offsets[e+1]) (at
-// most M of them) by its own weights B[e] (N x K, nn.Linear layout); one launch, grid.z = expert.
+// most M of them) by its own weights B[e] (N x K, nn.Linear layout); one launch, grid.z = expert. A is
+// allocated with E * M rows (every expert's most), as TMA maps of it span.
 // fp32 accumulation.
 typedef scalar_t a_t;
 typedef scalar_t b_t;

@@ -1,7 +1,8 @@
 // MoE grouped GEMM on fp8 experts (DeepSeek-V3 style): expert e multiplies its routed e4m3 rows
 // A[expert_offsets[e] .. expert_offsets[e+1]) (at most M of them) by its own e4m3 weights B[e] (N x K, nn.Linear
 // layout), fp32 accumulation, bf16 output; one launch, grid.z = expert. A scalar scale per tensor or expert
-// commutes with the product: the caller applies it to C.
+// commutes with the product: the caller applies it to C. A is allocated with E * M rows (every expert's
+// most), as TMA maps of it span.
 typedef __nv_fp8_e4m3 a_t;
 typedef __nv_fp8_e4m3 b_t;
 typedef __nv_bfloat16 c_t;

@@ -17,7 +17,7 @@ from generator.check.qa import CheckSet
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
-from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS, task_label
+from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS, params_text, task_label
 from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
 
@@ -411,7 +411,7 @@ def _start_problem(m: dict, starts: dict, row: dict) -> str | None:
     kind = m["kind"]
     if kind == "candidate":
         due = starts.get("due", {}).pop(m["agent"], None)
-        sent = (m["variant"], _config_text(m["params"]))
+        sent = (m["variant"], params_text(m["params"]))
         if due is not None and sent != due:
             return f"{m['agent']} was told to start {due[0]} from {due[1]}, but its candidate is {sent[0]} {sent[1]}"
     elif kind in ("dispatch", "redirect", "handoff"):
@@ -432,15 +432,10 @@ def _start_problem(m: dict, starts: dict, row: dict) -> str | None:
     return None
 
 
-def _config_text(params: dict) -> str:
-    """A configuration as messages write it: `K=V,K=V`."""
-    return ",".join([f"{k}={v}" for k, v in params.items()])
-
-
 @cache
 def _defaults_text(op: str, impl: str) -> dict[str, str]:
     """Variant tag -> its default configuration as messages write it, for `op` in `impl`."""
-    return {v.tag: _config_text(v.default_params()) for v in variants_for(op, impl)}
+    return {v.tag: params_text(v.default_params()) for v in variants_for(op, impl)}
 
 
 @CHECKS.check("review_quotes", "a review judges its candidate before any build, so it quotes no compiler or runtime "

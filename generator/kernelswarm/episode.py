@@ -368,7 +368,7 @@ class _Episode:
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
             agent.assign(tag, [params])
-            text = self.word(self.lead, wording.move_on(done, tag, _params_text(params)))
+            text = self.word(self.lead, wording.move_on(done, tag, params_text(params)))
             self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def statuses(self, agents: list[Agent]) -> None:
@@ -382,7 +382,7 @@ class _Episode:
 
     def leaderboard(self) -> None:
         ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
-        lines = [f"{i}. {a.id} {ms_text(a.best.time_ms)} ms ({a.best.tag} {_params_text(a.best.params)})"
+        lines = [f"{i}. {a.id} {ms_text(a.best.time_ms)} ms ({a.best.tag} {params_text(a.best.params)})"
                  for i, a in enumerate(ranked, 1)]
         self.now += self._think(5.0)
         self.messages.append({"role": "env", "agent": "env", "kind": "leaderboard", "t": self.now, "reward": 0.0,
@@ -400,7 +400,7 @@ class _Episode:
             return
         self.board_for_lead()
         b, owner = self.best, self.best_owner
-        text = self.word(self.lead, wording.merge(owner.id, b.tag, _params_text(b.params), ms_text(b.time_ms),
+        text = self.word(self.lead, wording.merge(owner.id, b.tag, params_text(b.params), ms_text(b.time_ms),
                                                   f"{self.baseline / b.time_ms:.2f}", ms_text(self.baseline),
                                                   b is self.merged))
         self.merged = b
@@ -416,13 +416,13 @@ class _Episode:
         tag, params = self.best.tag, self.best.params
         agent.assign(tag, [params])
         on = agent.last_result["variant"] if agent.last_result else None
-        text = self.word(self.lead, wording.redirect(tag, _params_text(params), on))
+        text = self.word(self.lead, wording.redirect(tag, params_text(params), on))
         self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
         tuner.assign(kernel.tag, [kernel.params])
-        text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, _params_text(kernel.params),
+        text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, params_text(kernel.params),
                                                 ms_text(kernel.time_ms)))
         self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)
 
@@ -473,7 +473,7 @@ class _Episode:
             return
         speedup = self.speedup
         # the speedup it states is the ratio of the two times it prints, not the row's rounded speedup rounded again
-        text = self.word(self.lead, wording.verdict(self.best_owner.id, b.tag, _params_text(b.params),
+        text = self.word(self.lead, wording.verdict(self.best_owner.id, b.tag, params_text(b.params),
                                                     ms_text(b.time_ms), f"{self.baseline / b.time_ms:.3g}",
                                                     ms_text(self.baseline), f"{self.passed}/{self.results}"))
         msg = self.say(self.lead, "verdict", text, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
@@ -486,7 +486,7 @@ class _Episode:
         if passing:
             fastest = passing[0]
             why = (f"none faster than it (fastest {ms_text(fastest.best.time_ms)} ms by {fastest.id}, "
-                   f"{fastest.best.tag} {_params_text(fastest.best.params)})")
+                   f"{fastest.best.tag} {params_text(fastest.best.params)})")
         else:
             why = "none of them ran"
         refused = f"; {self.refused} refused at launch" if self.refused else ""
@@ -509,7 +509,8 @@ def _key(tag: str, params: dict) -> tuple:
     return tag, tuple(params.items())
 
 
-def _params_text(params: dict) -> str:
+def params_text(params: dict) -> str:
+    """A configuration as the team's messages write it: `K=V,K=V` (the validator reads dispatches' starts so)."""
     return _items_text(tuple(params.items()))
 
 
@@ -549,7 +550,7 @@ def _dispatch(ep: _Episode) -> None:
         if tag in starts:           # one more agent on it: a start of its own, named
             holder, given = starts[tag]
             given.append(_other_start(ep, tag, given))
-            text = f"implement {tag} (start from {_params_text(given[-1])}; {holder.id} takes its defaults)"
+            text = f"implement {tag} (start from {params_text(given[-1])}; {holder.id} takes its defaults)"
         else:
             starts[tag] = (w, [ep.wb.defaults(tag)])
             text = f"implement {tag} (start from its defaults)"
@@ -598,7 +599,7 @@ def _parallel_sweep(ep: _Episode) -> None:
     ep.merge()
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:2]
     for w in ranked:
-        ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {_params_text(w.best.params)}")
+        ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {params_text(w.best.params)}")
     while ranked and ep.searching(len(ranked) * 3):
         ep.keep_busy(ranked)
         for w in ranked:
@@ -702,7 +703,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
         out = ep.work(proposer, tag, params, "fix")
     else:
         lines = len(written[2]["content"].splitlines())
-        note = ep.word(reviewer, review.passing_notes(ep.wb.by_tag[tag], ep.task.op, _params_text(params), lines,
+        note = ep.word(reviewer, review.passing_notes(ep.wb.by_tag[tag], ep.task.op, params_text(params), lines,
                                                       ep.task.dtype, ep.task.gpu, ep.wb.gpu))
         ep.say(reviewer, "review", f"PASS {proposer.id}/{tag}: {note}", to=proposer.id, status="pass", variant=tag,
                ref=written[2])
@@ -710,7 +711,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     ep.close_round()
     if out.status != "ok":
         return
-    ep.say(verifier, "verify", ep.word(verifier, wording.verify(proposer.id, tag, _params_text(out.params))),
+    ep.say(verifier, "verify", ep.word(verifier, wording.verify(proposer.id, tag, params_text(out.params))),
            to=proposer.id, status="pass", variant=tag, ref=proposer.last_result)
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 
 from generator.catalog.tasks import make_task
@@ -52,3 +53,26 @@ def test_the_rule_reports_a_fix_that_resends_its_parent(rows):
     found = [p for p in semantic.check("session", row) if p.startswith("fix_follows_error: ")]
     assert found and "resends the broken code unchanged" in found[0], found
     assert not CHECKS.shortcut_fn.fn(row)       # the validator's shortcut does not vouch for it either
+
+
+def test_the_workbench_never_makes_the_mistake_that_gives_back_the_code_a_fix_replaces():
+    """The mechanism itself, whichever sessions happen to draw it: the same generator state that made broken
+    source B makes, for a fix replacing B, anything but B."""
+    from generator.sim.workbench import Workbench
+
+    task, *_ = RESENT[1]
+    bench = Workbench(task)
+    tag = bench.variants[0].tag
+    params = bench.defaults(tag)
+    broken = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        state = rng.bit_generator.state
+        first = bench.submit(tag, params, rng, fault=True, p_wrong=0.5)
+        if first.status == "ok":
+            continue
+        broken += 1
+        rng.bit_generator.state = state
+        again = bench.submit(tag, params, rng, fault=True, p_wrong=0.5, replaces=first.source.text)
+        assert again.source.text != first.source.text, seed
+    assert broken >= 20, broken

@@ -10,7 +10,8 @@ faster before running it.
 
 A result is feedback: the team keeps one tracker of the configurations its members have written, and no agent sends one again
 once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
-once a variant was refused at launch, a configuration of it over the same limit. A tune step takes an untried
+once a variant was refused at launch, a configuration of it over the same limit, nor one of a variant measured further
+behind the shared best than any tune of it can close (`hopeless`). A tune step takes an untried
 neighbour, else an untried configuration further away, else of another variant; when none is left the search is
 over. Some campaigns end without beating the naive baseline (a kernel
 already memory-bound at the naive version, or every faster variant refused): the verdict then keeps the
@@ -124,6 +125,7 @@ class _Episode:
         # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
+        self.fastest: dict[str, float] = {}  # each variant's fastest ok time so far (`hopeless`)
         self.launch_failed: set[str] = set()  # variants refused at launch, for a dot shape or past ptxas's static
                                               # smem cap: the team has read which limit they hit (wb.over_limit)
         self.exhausted = False               # no legal variant has a configuration left worth sending
@@ -239,6 +241,8 @@ class _Episode:
                     self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
+                    if time_ms < self.fastest.get(outcome.tag, math.inf):
+                        self.fastest[outcome.tag] = time_ms
                     if time_ms < self.best_ms:
                         self.best_ms, self.best, self.best_owner, self.best_result = time_ms, outcome, agent, msg
                         agent.kept += 1
@@ -311,9 +315,19 @@ class _Episode:
         return any(self.worth_sending(tag, p) for p in self.wb.grid(tag))
 
     def worth_sending(self, tag: str, params: dict) -> bool:
-        """Not sent yet, and not over the launch limit this variant was already refused for."""
+        """Not sent yet, not over the launch limit this variant was already refused for, and of a variant that can
+        still catch up (`hopeless`)."""
         key = _key(tag, params)
-        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1]))
+        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1])) \
+            and not self.hopeless(tag)
+
+    def hopeless(self, tag: str) -> bool:
+        """Whether variant `tag` ran and is further behind the shared best (the baseline until a result beats it)
+        than any tune of it can close (wb.out_of_reach), as the team knows both after its last round: a team stops
+        tuning a variant that cannot catch up, as kernelinfer's engineer does (0.6.7's leads still sent agents to
+        such variants). A variant never measured is fair to try."""
+        fastest = self.fastest.get(tag)
+        return fastest is not None and self.wb.out_of_reach(tag, fastest, self.best_ms)
 
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
@@ -352,9 +366,10 @@ class _Episode:
         return self.tune_around(agent, tag, agent.best.params if mine else configs[0])
 
     def keep_busy(self, agents: list[Agent]) -> None:
-        """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending to the
-        shared best's variant, else the most advanced legal one, that has (a redirect saying so); where no legal
-        variant has anything left, the search is over."""
+        """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending (every
+        configuration sent, or the variant out of reach: `worth_sending`) to the shared best's variant, else the most
+        advanced legal one, that has (a redirect saying so); where no legal variant has anything left, the search is
+        over."""
         for agent in agents:
             done = agent.assignment[0]
             if self.untried(done):
@@ -668,8 +683,8 @@ def _pipeline(ep: _Episode) -> None:
     for tag in ladder:
         if not ep.searching(10):
             break
-        if _key(tag, ep.wb.defaults(tag)) in ep.sent:     # the proposer, tuning alone, already went there
-            continue
+        if _key(tag, ep.wb.defaults(tag)) in ep.sent or ep.hopeless(tag):   # the proposer, tuning alone, went
+            continue                                                          # there (and left it behind)
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
     while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
         ep.merge()

@@ -5,8 +5,8 @@ results (status, leaderboard), merges the best and re-assigns work before the ne
 agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
 reward is computed against the shared best at that moment (`rewards`). Candidates, compile/launch/correctness
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
-renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
-faster before running it.
+renderer. An agent's `skill` sets how often its edits break, how well it guesses which configuration is
+faster before running it and, for a reviewer, how often it catches an editing mistake by reading.
 
 A result is feedback: the team keeps one tracker of the configurations its members have written, and no agent sends one again
 once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
@@ -545,6 +545,12 @@ def _fault_chance(agent: Agent) -> float:
     return _clip(0.13 / agent.skill, 0.03, 0.3)
 
 
+def _catch_chance(reviewer: Agent, status: str) -> float:
+    """How often `reviewer` catches an editing mistake by reading (the env would report `status`): in proportion to
+    its skill (0.6-1.4), a typo half the time at skill 1, a wrong result (code that reads as plausible) a quarter."""
+    return (0.5 if status == "compile_error" else 0.25) * reviewer.skill
+
+
 
 # ---------------------------------------------------------------------- scenarios
 def _dispatch(ep: _Episode) -> None:
@@ -702,15 +708,17 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
     cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
     # The reviewer knows the task's GPU and reads the features the code uses: it always sends back a variant the GPU
-    # lacks one for (the `review_arch` rule); what it may miss is a typo, as people do.
+    # lacks one for (the `review_arch` rule); what it may miss is an editing mistake, as people do.
     lacks = ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features
-    caught = bool(lacks) or \
-        (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    readable = cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS or \
+        cand.expected.kind in review.READABLE_WRONG
+    caught = bool(lacks) or readable and ep.rng.random() < _catch_chance(reviewer, cand.status)
     written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it
     ep.close_round()
     if caught:
         why = (f"{tag} needs {', '.join(sorted(lacks))}, which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if lacks
-               else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
+               else review.fault_text(cand.expected, cand.source.text,
+                                      ep.wb.clean_source(tag, params, proposer.style).text))
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
         if lacks:

@@ -689,8 +689,9 @@ def _pipeline(ep: _Episode) -> None:
     for tag in ladder:
         if not ep.searching(10):
             break
-        if _key(tag, ep.wb.defaults(tag)) in ep.sent or ep.hopeless(tag):   # the proposer, tuning alone, went
-            continue                                                          # there (and left it behind)
+        # the proposer, tuning alone, already went there, or measured it out of reach of the best
+        if _key(tag, ep.wb.defaults(tag)) in ep.sent or ep.hopeless(tag):
+            continue
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
     while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
         ep.merge()

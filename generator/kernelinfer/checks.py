@@ -12,6 +12,7 @@ from generator.catalog.hardware import GPUS
 from generator.catalog.variants import gpu_lacks, variant_requires
 from generator.check import reports
 from generator.check.qa import CheckSet
+from generator.check.reach import Reach
 from generator.sim.clock import machine_range
 from generator.sim.prompt import user_prompt
 from generator.sim.workbench import Workbench
@@ -245,16 +246,12 @@ def _tune_within_reach(row):
 def _hopeless_tune(row) -> dict | None:
     """The first tune step of a variant already out of reach of the session's best, replaying the trace as the
     engineer saw it; None when there is none."""
-    fastest, best, bench = {}, float("inf"), None
+    reach = Reach(row)
     for t in row["trace"]:
-        tag, time = t["tag"], t["time_ms"]
-        if t["kind"] == "tune" and fastest.get(tag, 0.0) > best:
-            bench = bench or Workbench(reports.task_of(row))
-            if bench.out_of_reach(tag, fastest[tag], best):
-                return t
-        if t["status"] == "ok" and time < fastest.get(tag, float("inf")):
-            fastest[tag] = time
-            best = min(best, time)
+        if t["kind"] == "tune" and reach.hopeless(t["tag"]):
+            return t
+        if t["status"] == "ok":
+            reach.saw(t["tag"], t["time_ms"])
     return None
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from generator.catalog.variants import gpu_lacks, variant_requires, variants_for
 from generator.check import reports
 from generator.check.qa import CheckSet
+from generator.check.reach import Reach
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
@@ -537,6 +538,41 @@ def _report_numbers(row):
     return None
 
 
+@CHECKS.check("tune_within_reach", "no candidate is of a variant the team had measured further behind its best (the "
+              "baseline until a result beats it) than any configuration change of it can close (Workbench.out_of_reach), "
+              "as the team knew both when it was written")
+def _tune_within_reach(row):
+    i = hopeless_candidate(row)
+    if i is not None:
+        m = row["messages"][i]
+        return f"message {i}: {m['agent']} writes {m['variant']}, out of reach of the team's best"
+    return None
+
+
+def hopeless_candidate(row) -> int | None:
+    """The index of the first candidate of a variant out of reach of the team's best, None when there is none. A
+    team reads results as a round closes, and rounds are not marked: what it knew when it wrote a candidate holds at
+    least the results before the latest message outside a round (coordination, a leaderboard) and at most those
+    before the candidate. So the variant must have run ok in the first, and its fastest time over the second is held
+    against the best of the first: a candidate flagged so was out of reach whatever its author had read."""
+    known, seen = Reach(row, row["baseline_ms"]), Reach(row)
+    unread: list[tuple[str, float]] = []     # ok results since the latest message outside a round
+    for i, m in enumerate(row["messages"]):
+        kind = m["kind"]
+        if kind == "candidate":
+            if known.hopeless(m["variant"], seen.fastest.get(m["variant"])):
+                return i
+        elif kind == "result":
+            if m["status"] == "ok":
+                unread.append((m["variant"], m["time_ms"]))
+                seen.saw(m["variant"], m["time_ms"])
+        elif unread:
+            for tag, time_ms in unread:
+                known.saw(tag, time_ms)
+            unread.clear()
+    return None
+
+
 @CHECKS.check("unique_ids", "episode_id is unique in the batch", scope="batch")
 def _unique(rows):
     seen, out = set(), []
@@ -550,7 +586,7 @@ def _unique(rows):
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
               _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
-              _rebench_noise, _report_numbers, _lead_sees)
+              _rebench_noise, _report_numbers, _lead_sees, _tune_within_reach)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -666,4 +702,5 @@ def row_checks_pass(row) -> bool:
     kept = verdict is not None and _kept_baseline(verdict)
     return (best_ms == shared and (shared == baseline) == kept
             and (verdict is None or verdict["time_ms"] == best_ms)
-            and math.isclose(row["speedup"], baseline / best_ms, rel_tol=_SPEEDUP_RTOL))
+            and math.isclose(row["speedup"], baseline / best_ms, rel_tol=_SPEEDUP_RTOL)
+            and hopeless_candidate(row) is None)

@@ -5,12 +5,13 @@ results (status, leaderboard), merges the best and re-assigns work before the ne
 agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
 reward is computed against the shared best at that moment (`rewards`). Candidates, compile/launch/correctness
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
-renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
-faster before running it.
+renderer. An agent's `skill` sets how often its edits break, how well it guesses which configuration is
+faster before running it and, for a reviewer, how often it catches an editing mistake by reading.
 
 A result is feedback: the team keeps one tracker of the configurations its members have written, and no agent sends one again
 once it is measured or refused (only the author's fix of its own editing mistake repeats a configuration), nor,
-once a variant was refused at launch, a configuration of it over the same limit. A tune step takes an untried
+once a variant was refused at launch, a configuration of it over the same limit, nor one of a variant measured further
+behind the shared best than any tune of it can close (`hopeless`). A tune step takes an untried
 neighbour, else an untried configuration further away, else of another variant; when none is left the search is
 over. Some campaigns end without beating the naive baseline (a kernel
 already memory-bound at the naive version, or every faster variant refused): the verdict then keeps the
@@ -124,6 +125,7 @@ class _Episode:
         # does not send it in the same round; its author's fix is the only resend)
         self.sent: set[tuple] = set()
         self.refusals: list[Outcome] = []    # clean launch refusals, oldest first: what a last push shrinks
+        self.fastest: dict[str, float] = {}  # each variant's fastest ok time so far (`hopeless`)
         self.launch_failed: set[str] = set()  # variants refused at launch, for a dot shape or past ptxas's static
                                               # smem cap: the team has read which limit they hit (wb.over_limit)
         self.exhausted = False               # no legal variant has a configuration left worth sending
@@ -239,6 +241,8 @@ class _Episode:
                     self.launch_failed.add(outcome.tag)
                 if status == "ok":
                     self.passed += 1
+                    if time_ms < self.fastest.get(outcome.tag, math.inf):
+                        self.fastest[outcome.tag] = time_ms
                     if time_ms < self.best_ms:
                         self.best_ms, self.best, self.best_owner, self.best_result = time_ms, outcome, agent, msg
                         agent.kept += 1
@@ -311,9 +315,19 @@ class _Episode:
         return any(self.worth_sending(tag, p) for p in self.wb.grid(tag))
 
     def worth_sending(self, tag: str, params: dict) -> bool:
-        """Not sent yet, and not over the launch limit this variant was already refused for."""
+        """Not sent yet, not over the launch limit this variant was already refused for, and of a variant that can
+        still catch up (`hopeless`)."""
         key = _key(tag, params)
-        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1]))
+        return key not in self.sent and not (tag in self.launch_failed and self.wb.over_limit(tag, key[1])) \
+            and not self.hopeless(tag)
+
+    def hopeless(self, tag: str) -> bool:
+        """Whether variant `tag` ran and is further behind the shared best (the baseline until a result beats it)
+        than any tune of it can close (wb.out_of_reach), as the team knows both after its last round: a team stops
+        tuning a variant that cannot catch up, as kernelinfer's engineer does (0.6.7's leads still sent agents to
+        such variants). A variant never measured is fair to try."""
+        fastest = self.fastest.get(tag)
+        return fastest is not None and self.wb.out_of_reach(tag, fastest, self.best_ms)
 
     def configs(self, tag: str) -> list[dict]:
         """Every configuration of a variant's space, in a shuffled but deterministic order."""
@@ -352,9 +366,10 @@ class _Episode:
         return self.tune_around(agent, tag, agent.best.params if mine else configs[0])
 
     def keep_busy(self, agents: list[Agent]) -> None:
-        """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending to the
-        shared best's variant, else the most advanced legal one, that has (a redirect saying so); where no legal
-        variant has anything left, the search is over."""
+        """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending (every
+        configuration sent, or the variant out of reach: `worth_sending`) to the shared best's variant, else the most
+        advanced legal one, that has (a redirect saying so); where no legal variant has anything left, the search is
+        over."""
         for agent in agents:
             done = agent.assignment[0]
             if self.untried(done):
@@ -530,6 +545,12 @@ def _fault_chance(agent: Agent) -> float:
     return _clip(0.13 / agent.skill, 0.03, 0.3)
 
 
+def _catch_chance(reviewer: Agent, status: str) -> float:
+    """How often `reviewer` catches an editing mistake by reading (the env would report `status`): in proportion to
+    its skill (0.6-1.4), a typo half the time at skill 1, a wrong result (code that reads as plausible) a quarter."""
+    return (0.5 if status == "compile_error" else 0.25) * reviewer.skill
+
+
 
 # ---------------------------------------------------------------------- scenarios
 def _dispatch(ep: _Episode) -> None:
@@ -668,7 +689,8 @@ def _pipeline(ep: _Episode) -> None:
     for tag in ladder:
         if not ep.searching(10):
             break
-        if _key(tag, ep.wb.defaults(tag)) in ep.sent:     # the proposer, tuning alone, already went there
+        # the proposer, tuning alone, already went there, or measured it out of reach of the best
+        if _key(tag, ep.wb.defaults(tag)) in ep.sent or ep.hopeless(tag):
             continue
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
     while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
@@ -687,15 +709,17 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
     cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
     # The reviewer knows the task's GPU and reads the features the code uses: it always sends back a variant the GPU
-    # lacks one for (the `review_arch` rule); what it may miss is a typo, as people do.
+    # lacks one for (the `review_arch` rule); what it may miss is an editing mistake, as people do.
     lacks = ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features
-    caught = bool(lacks) or \
-        (cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS and ep.rng.random() < 0.5)
+    readable = cand.status == "compile_error" and cand.expected.kind in EDIT_FAULTS or \
+        cand.expected.kind in review.READABLE_WRONG
+    caught = bool(lacks) or readable and ep.rng.random() < _catch_chance(reviewer, cand.status)
     written = ep.write(proposer, tag, params, "new_variant", cand)    # the reviewer reads it before the env runs it
     ep.close_round()
     if caught:
         why = (f"{tag} needs {', '.join(sorted(lacks))}, which {ep.task.gpu} ({ep.wb.gpu.arch}) lacks" if lacks
-               else f"will not compile: {review.finding(cand.expected, cand.source.text)}")
+               else review.fault_text(cand.expected, cand.source.text,
+                                      ep.wb.clean_source(tag, params, proposer.style).text))
         ep.say(reviewer, "review", f"FAIL {proposer.id}/{tag}: {why}", to=proposer.id, status="fail", variant=tag,
                ref=written[2])
         if lacks:

@@ -3,12 +3,14 @@
 Why: a review judges a candidate before the env builds it, and a failed review sends it back unbuilt, so no
 compiler ever ran on it. Quoting the diagnostic the compiler would have printed (`x.cu(264): error: expected a
 ";"`, Triton's `at 35:44:`) claims a build that never happened; the reviewer names the faulty line and what is
-wrong with it instead. `TOOL_TEXT` is what such a quote looks like (the QA's `review_quotes` rule). A passing
-review names something it read in the candidate (every one used to say "structure and indexing look right"): only
-facts its build cannot contradict.
+wrong with it instead. `TOOL_TEXT` is what such a quote looks like (the QA's `review_quotes` rule). Besides a typo,
+a reviewer may read a wrong result that one line shows (a grid that rounds down, a wrong stride, a dropped scale:
+READABLE_WRONG), named as the edit made it. A passing review names something it read in the candidate (every one
+used to say "structure and indexing look right"): only facts its build cannot contradict.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from generator.catalog.hardware import GPU
@@ -40,6 +42,35 @@ def finding(expected: Expected, source: str) -> str:
         return (f"the kernel uses {name[1]}, which it never defines" if name
                 else "a tl.arange range is not a power of 2")
     return f"a {kind.replace('_', ' ')} in the edit"
+
+
+# Wrong-result edits a reader sees on one line (Expected.message names what changed); a missing barrier or a racy
+# reduction shows only in how threads interleave, which no one line states
+READABLE_WRONG = frozenset({"truncated_grid", "wrong_stride", "dropped_scale"})
+
+
+def fault_text(expected: Expected, source: str, clean: str) -> str:
+    """Why a reviewer sends back `source`, which carries the editing mistake `expected` (a compile error, or a
+    READABLE_WRONG result) that `clean`, the same candidate without it, does not."""
+    if expected.status == "compile_error":
+        return f"will not compile: {finding(expected, source)}"
+    n, edited = next((i, line) for i, (line, was) in enumerate(zip(source.splitlines(), clean.splitlines()), 1)
+                     if line != was)
+    kind, said = expected.kind, expected.message
+    if kind == "truncated_grid":      # `said` is "E / B"; Triton's line floors with //
+        floor = said if said in edited else said.replace(" / ", " // ")
+        return f"computes wrong results: line {n} sizes the grid as {floor}, which rounds down: no block computes " \
+               f"what lies past the last whole one"
+    if kind == "wrong_stride":
+        before, _, after = said.partition(" -> ")
+        return f"computes wrong results: line {n} " + (f"offsets by {after} where the layout's offset is {before}"
+                                                       if after else "indexes with a stride the layout does not have")
+    # dropped_scale: `said` is the line before the edit; what the edit deleted is the factor
+    edited = edited.strip()
+    head = len(os.path.commonprefix([said, edited]))
+    tail = len(os.path.commonprefix([said[head:][::-1], edited[head:][::-1]]))
+    factor = said[head:len(said) - tail].strip(" *")
+    return f"computes wrong results: line {n} leaves out its {factor} factor, so the values it gives miss that scale"
 
 
 def passing_notes(variant: Variant, op: str, cfg: str, lines: int, dtype: str, gpu: str, hardware: GPU) -> list[str]:

@@ -198,6 +198,11 @@ class Workbench:
         model = self._models.get((tag, tuple(params.items())), _UNKNOWN)
         return self._clean(tag, params, self.style)[2] if model is _UNKNOWN else model
 
+    def clean_source(self, tag: str, params: dict, style: Style | None = None) -> Source:
+        """The candidate as its author writes it without a mistake: what a mistake's edit changed (a reviewer's
+        finding names the line that differs)."""
+        return self._clean(tag, params, style or self.style)[0]
+
     def _clean(self, tag: str, params: dict, style: Style | None) -> tuple[Source, Expected, float | None]:
         key = (tag, tuple(params.items()), style)
         hit = self._renders.get(key)

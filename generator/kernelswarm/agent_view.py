@@ -2,7 +2,7 @@
 
 Why: an episode's `messages` are a team's log (roles lead / worker / reviewer / verifier / tuner / env), not a
 chat. An agent saw only what reached it: messages addressed to it (`to`), the broadcasts (the plan, the env's
-leaderboards, the verdict), the env's results of its own candidates, and what its own acts name by `ref` as what
+leaderboards and new-best notices, the verdict), the env's results of its own candidates, and what its own acts name by `ref` as what
 they judged (`judged`: a reviewer the candidate it reviews; a verifier the candidate of the result it names, the
 kernel it re-checks, not the env's message to another agent). A status is a report to the lead. So no agent sees
 a message addressed to another. A judged message reaches the agent with the act that names it, never before an
@@ -29,7 +29,7 @@ from generator.catalog.tasks import make_task
 from generator.sim.workbench import task_fields
 
 SEPARATOR = "\n\n"
-BROADCAST = frozenset({"plan", "leaderboard", "verdict"})
+BROADCAST = frozenset({"plan", "leaderboard", "new_best", "verdict"})
 CONTINUED = "(earlier turns of this episode are omitted)"
 NEXT = "(no new messages; continue)"     # the cue before an agent's turn that follows its own last turn
 ROLE_PROMPTS = {

@@ -3,7 +3,8 @@
 Why rounds: agents work in parallel on a shared clock, but a team synchronizes: the lead reads everyone's
 results (status, leaderboard), merges the best and re-assigns work before the next round. Within a round each
 agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
-reward is computed against the shared best at that moment (`rewards`). Candidates, compile/launch/correctness
+reward is computed against the shared best its agent had been told of when it sent the candidate (`rewards`):
+the env announces every new shared best to the whole team (`new_best`). Candidates, compile/launch/correctness
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
 renderer. An agent's `skill` sets how often its edits break and how well it guesses which configuration is
 faster before running it.
@@ -107,6 +108,8 @@ class _Episode:
         # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
         # (plain tuples: ~100,000 a run); the round's end puts them in time order, same-time ones as queued.
         self.pending: list[tuple] = []
+        self.sent_best: dict[int, float] = {}    # id of a candidate written -> the shared best when it was sent
+        self.notices = 0                          # new_best notices so far (`announce_best`)
         lo, hi = SCENARIOS[self.scenario]
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
@@ -219,13 +222,17 @@ class _Episode:
         return self.run(agent, *self.write(agent, tag, params, kind))
 
     def close_round(self) -> None:
-        """Put the round's messages in time order and score each result against the shared best."""
+        """Put the round's messages in time order and score each result against the shared best its agent knew
+        when it sent the candidate (`sent_best`): every new shared best is announced to the team at once
+        (`announce_best`), so that is the last best the agent's chat states before its candidate."""
         wb, rng, messages = self.wb, self.rng, self.messages
         self.pending.sort(key=_pending_time)         # stable: same-time messages stay in the order they were queued
         for _, msg, agent, outcome, status in self.pending:
-            if outcome is not None:
+            if outcome is None:
+                self.sent_best[id(msg)] = self.best_ms
+            else:
                 time_ms = outcome.time_ms
-                msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
+                msg["reward"] = rewards.result_reward(status, time_ms, self.sent_best.pop(id(msg["ref"])))
                 best_before = self.best_ms if self.best is not None else None
                 msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
@@ -245,12 +252,26 @@ class _Episode:
                     if agent.best is None or time_ms < agent.best.time_ms:
                         agent.best, agent.best_result = outcome, msg
             messages.append(msg)
+            if msg is self.best_result:
+                self.announce_best()
         if self.pending:
             self.now = max(self.now, self.pending[-1][0])    # the last in time order
             self.pending.clear()
 
+    def announce_best(self) -> None:
+        """The env's notice of a new shared best to the whole team, with the result that set it, as a shared
+        leaderboard service posts one: no agent acts on a best it was not told of. The team's work budget
+        (`room`) does not count it."""
+        b, result = self.best, self.best_result
+        self.notices += 1
+        self.messages.append({"role": "env", "agent": "env", "kind": "new_best", "t": result["t"], "reward": 0.0,
+                              "content": f"new team best: {ms_text(b.time_ms)} ms by {self.best_owner.id} ({b.tag} "
+                                         f"{params_text(b.params)}), {self.baseline / b.time_ms:.2f}x over the "
+                                         f"{ms_text(self.baseline)} ms baseline",
+                              "variant": b.tag, "time_ms": b.time_ms, "ref": result})
+
     def room(self, reserve: int) -> bool:
-        return len(self.messages) + len(self.pending) + reserve < self.budget
+        return len(self.messages) - self.notices + len(self.pending) + reserve < self.budget
 
     def searching(self, reserve: int) -> bool:
         """Room for another round, and something left to try."""
@@ -353,17 +374,21 @@ class _Episode:
 
     def keep_busy(self, agents: list[Agent]) -> None:
         """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending to the
-        shared best's variant, else the most advanced legal one, that has (a redirect saying so); where no legal
-        variant has anything left, the search is over."""
+        shared best's variant, else the most advanced legal one, that has (a redirect saying so) and is not
+        `crowded` by the others (else the agent sits the round out); where no legal variant has anything left, the
+        search is over."""
         for agent in agents:
             done = agent.assignment[0]
             if self.untried(done):
                 continue
             lead_to = ([self.best.tag] if self.best is not None else []) + list(reversed(self.legal_tags()))
-            tag = next((t for t in lead_to if t != done and self.untried(t)), None)
-            if tag is None:
+            left = [t for t in lead_to if t != done and self.untried(t)]
+            if not left:
                 self.exhausted = True
                 return
+            tag = next((t for t in left if not self.crowded(t, agent, agents)), None)
+            if tag is None:
+                continue
             if not self.room(3):
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
@@ -411,9 +436,20 @@ class _Episode:
         agent.assign(tag, configs)
         self.say(self.lead, "dispatch", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
-    def redirect(self, agent: Agent) -> None:
-        """The lead sends `agent` to tune around the shared best."""
+    def crowded(self, tag: str, agent: Agent, team: list[Agent]) -> bool:
+        """Whether variant `tag` has no more configurations left worth sending than the others of `team` (the agents
+        working this round) already on it: `agent` sent there would find nothing to send, and the lead, who reads
+        the team's tracker, would have to take the order back before it acted."""
+        on = sum(1 for a in team if a is not agent and a.assignment is not None and a.assignment[0] == tag)
+        return sum(self.worth_sending(tag, p) for p in self.wb.grid(tag)) <= on
+
+    def redirect(self, agent: Agent, team: list[Agent]) -> None:
+        """The lead sends `agent` to tune around the shared best, unless the best's variant is `crowded`: then it
+        gives no order that `keep_busy` would take back before the agent could act (one order, the one the agent
+        acts on)."""
         tag, params = self.best.tag, self.best.params
+        if self.crowded(tag, agent, team):
+            return
         agent.assign(tag, [params])
         on = agent.last_result["variant"] if agent.last_result else None
         text = self.word(self.lead, wording.redirect(tag, params_text(params), on))
@@ -565,7 +601,7 @@ def _dispatch(ep: _Episode) -> None:
         ep.merge()
         for w in workers:
             if w is not ep.best_owner and ep.room(3):
-                ep.redirect(w)
+                ep.redirect(w, workers)
         ep.keep_busy(workers)
         for w in workers:
             ep.tune_assigned(w)
@@ -598,8 +634,9 @@ def _parallel_sweep(ep: _Episode) -> None:
     ep.leaderboard()
     ep.merge()
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:2]
-    for w in ranked:
-        ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {params_text(w.best.params)}")
+    for w in ranked:                # (one whose best's variant is crowded is moved on by keep_busy instead)
+        if not ep.crowded(w.best.tag, w, ranked):
+            ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {params_text(w.best.params)}")
     while ranked and ep.searching(len(ranked) * 3):
         ep.keep_busy(ranked)
         for w in ranked:
@@ -764,7 +801,7 @@ def _campaign(ep: _Episode) -> None:
         ranked = sorted(workers, key=lambda a: (a.best.time_ms if a.best else math.inf, a.id))
         for w in ranked[len(ranked) // 2:]:
             if ep.room(3):
-                ep.redirect(w)
+                ep.redirect(w, workers)
         ep.keep_busy(workers)
         for w in workers:
             tag, share = w.assignment

@@ -14,6 +14,7 @@ from functools import cache
 from generator.catalog.variants import gpu_lacks, variant_requires, variants_for
 from generator.check import reports
 from generator.check.qa import CheckSet
+from generator.sim.feedback import ms_text
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
@@ -50,6 +51,7 @@ _START = re.compile(r"\(start from (its defaults|[^;)]+)")
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
+_GAIN = re.compile(r"the rerun (still beats|does not beat) the previous best (\S+) ms")   # a pipeline verifier's
 _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(a, b, abs_tol=this)
 
 
@@ -555,6 +557,36 @@ def _rebench_noise(row):
     return None
 
 
+@CHECKS.check("verify_gains", "a verification that says whether its rerun still beats the previous shared best names "
+              "the best before the result it re-checks, and says it true")
+def _verify_gains(row):
+    before: dict[int, float] = {}       # result index -> the shared best before it
+    shared = row["baseline_ms"]
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result":
+            before[i] = shared
+            if m["status"] == "ok" and m["time_ms"] < shared:
+                shared = m["time_ms"]
+        problem = m["kind"] == "verify" and _gain_problem(m, before)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _gain_problem(m: dict, before: dict[int, float]) -> str | None:
+    """What is false in verification `m`'s word on the gain over the previous best (`before`: result index -> the
+    shared best before it), if it has one."""
+    said, rerun = _GAIN.search(m["content"]), _REBENCH.search(m["content"])
+    if said is None:
+        return None
+    prior = before.get(m["ref"])
+    if rerun is None or prior is None or said[2] != ms_text(prior):
+        return f"names the previous best {said[2]} ms, but the best before the result it re-checks is {prior} ms"
+    if (float(rerun[2]) < prior) != (said[1] == "still beats"):
+        return f"says the {rerun[2]} ms rerun {said[1]} the previous best {said[2]} ms"
+    return None
+
+
 def _rebench_problem(m: dict) -> str | None:
     said = _REBENCH.search(m["content"])
     if said is None:
@@ -598,7 +630,7 @@ def _unique(rows):
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
               _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
-              _rebench_noise, _report_numbers, _lead_sees, _best_notices, _orders_stand)
+              _rebench_noise, _report_numbers, _lead_sees, _best_notices, _orders_stand, _verify_gains)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -636,6 +668,7 @@ def row_checks_pass(row) -> bool:
     notices: dict = {}              # the shared best so far, and the one a notice must announce next
     orders: dict = {}               # the orders not acted on yet (`_order_problem`)
     sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent
+    before: dict[int, float] = {}   # result index -> the shared best before it
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
@@ -651,6 +684,7 @@ def row_checks_pass(row) -> bool:
                 built.add(m["ref"])
                 ran[m["to"]] += 1
                 status, ms = m["status"], m["time_ms"]
+                before[i] = shared
                 if abs(m["reward"] - result_reward(status, ms, sent.get(m["ref"], shared))) > _REWARD_ATOL:
                     return False
                 if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
@@ -698,7 +732,7 @@ def row_checks_pass(row) -> bool:
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":
-                if _rebench_problem(m):
+                if _rebench_problem(m) or _gain_problem(m, before):
                     return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner or unseen:

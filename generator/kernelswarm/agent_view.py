@@ -2,11 +2,12 @@
 
 Why: an episode's `messages` are a team's log (roles lead / worker / reviewer / verifier / tuner / env), not a
 chat. An agent saw only what reached it: messages addressed to it (`to`), the broadcasts (the plan, the env's
-leaderboards, the verdict), the env's results of its own candidates, and what its own acts name by `ref` as what
-they judged (`judged`: a reviewer the candidate it reviews; a verifier the candidate of the result it names, the
-kernel it re-checks, not the env's message to another agent). A status is a report to the lead. So no agent sees
-a message addressed to another. A judged message reaches the agent with the act that names it, never before an
-earlier turn of its own, so a chat never shows what the agent was handed later.
+leaderboards and new-best notices, the verdict), the env's results of its own candidates, and what its own acts
+name by `ref` as what they judged (`judged`: a reviewer the candidate it reviews; a verifier the candidate of the
+result it names, the kernel it re-checks, not the env's message to another agent). A status is a report to the
+lead, which is also copied on each verification (it merges what the verifier re-checked). So no agent but the lead
+sees a message addressed to another, and the lead only those reports. A judged message reaches the agent with the
+act that names it, never before an earlier turn of its own, so a chat never shows what the agent was handed later.
 Its own messages are its `assistant` turns, one message each, everything it saw `user` turns (the parts since its
 last message joined by SEPARATOR; NEXT when it saw nothing new), in the order they reached it; `ref` links make
 the pairing exact, so no message is matched by guesswork.
@@ -29,14 +30,15 @@ from generator.catalog.tasks import make_task
 from generator.sim.workbench import task_fields
 
 SEPARATOR = "\n\n"
-BROADCAST = frozenset({"plan", "leaderboard", "verdict"})
+BROADCAST = frozenset({"plan", "leaderboard", "new_best", "verdict"})
+TO_LEAD = frozenset({"status", "verify"})      # reports the lead reads: statuses, and the verifications it merges on
 CONTINUED = "(earlier turns of this episode are omitted)"
 NEXT = "(no new messages; continue)"     # the cue before an agent's turn that follows its own last turn
 ROLE_PROMPTS = {
     "lead": "You lead a team of GPU kernel engineers. Plan the campaign, dispatch variants and configurations to "
             "the specialists, merge the best result, redirect agents that fall behind, and close with a verdict.",
     "worker": "You are a worker in a team of GPU kernel engineers. Implement and tune what the lead assigns you; "
-              "when you submit a kernel, reply with its complete source only. Report your status when asked.",
+              "when you submit a kernel, reply with its complete source only.",
     "tuner": "You are a tuner in a team of GPU kernel engineers. Tune the launch parameters of the kernels handed to "
              "you; when you submit a kernel, reply with its complete source only.",
     "reviewer": "You are the reviewer in a team of GPU kernel engineers. Read each candidate kernel before it is "
@@ -44,6 +46,9 @@ ROLE_PROMPTS = {
     "verifier": "You are the verifier in a team of GPU kernel engineers. Re-check passing kernels against the "
                 "reference and re-benchmark the winners.",
 }
+# what a worker's or tuner's system turn adds where the agent reports statuses in the episode: nobody asks for one
+STATUS_DUTY = ("After each round of results, report your status to the lead unasked: your results so far, how many "
+               "became the shared best, your fastest.")
 
 
 class Exchange(NamedTuple):
@@ -84,7 +89,7 @@ def seen(row: dict, agent: str) -> list[tuple[int, int]]:
             if j is not None and j not in keys:
                 keys[j] = (j, 0, j) if j > own else (i, -1, j)
             keys[i], own = (i, 0, i), i
-        elif m["kind"] in BROADCAST or m.get("to") == agent or (m["kind"] == "status" and agent == "lead"):
+        elif m["kind"] in BROADCAST or m.get("to") == agent or (m["kind"] in TO_LEAD and agent == "lead"):
             keys[i] = (i, 0, i)
     return [(when, i) for when, _before, i in sorted(keys.values())]
 
@@ -109,8 +114,11 @@ def chat(row: dict, agent: str, before: int | None = None) -> tuple[list[Exchang
 
 
 def system_turn(row: dict, agent: dict) -> dict:
+    """The role's prompt (with `STATUS_DUTY` for an agent whose statuses the episode holds), its id and the team."""
     team = ", ".join(f"{a['id']} ({a['role']})" for a in row["agents"])
-    return {"role": "system", "content": f"{ROLE_PROMPTS[agent['role']]}\nYou are {agent['id']}. Team: {team}."}
+    reports = any(m["kind"] == "status" and m["agent"] == agent["id"] for m in row["messages"])
+    role = f"{ROLE_PROMPTS[agent['role']]} {STATUS_DUTY}" if reports else ROLE_PROMPTS[agent["role"]]
+    return {"role": "system", "content": f"{role}\nYou are {agent['id']}. Team: {team}."}
 
 
 def task_text(row: dict) -> str:

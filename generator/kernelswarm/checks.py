@@ -15,6 +15,7 @@ from generator.catalog.variants import gpu_lacks, variant_requires, variants_for
 from generator.check import reports
 from generator.check.qa import CheckSet
 from generator.check.reach import Reach
+from generator.sim.feedback import ms_text
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
@@ -27,14 +28,14 @@ _SPEEDUP_RTOL = 2e-3
 # kind -> roles allowed to send it
 KIND_ROLES = {
     "plan": {"lead"}, "dispatch": {"lead"}, "merge": {"lead"}, "redirect": {"lead"}, "verdict": {"lead"},
-    "candidate": {"worker", "tuner"}, "result": {"env"}, "leaderboard": {"env"},
+    "candidate": {"worker", "tuner"}, "result": {"env"}, "leaderboard": {"env"}, "new_best": {"env"},
     "status": {"worker", "tuner", "reviewer", "verifier"}, "review": {"reviewer"}, "verify": {"verifier"},
     "handoff": {"worker", "tuner"},
 }
 REQUIRED_FIELDS = {kind: frozenset(fields) for kind, fields in {
     "dispatch": ("to", "subtask"), "redirect": ("to", "subtask"), "candidate": ("params", "variant"),
     "result": ("to", "status", "time_ms"), "review": ("to", "status"), "verify": ("to", "status"),
-    "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",)}.items()}
+    "merge": ("to", "time_ms"), "handoff": ("to",), "verdict": ("time_ms",), "new_best": ("time_ms",)}.items()}
 _NONE: frozenset = frozenset()
 # the seed's id, then a clash suffix `_2` ... and an engineer's `_e1` ... where there are any (plan.episode)
 _ID = re.compile(r"^(?P<prefix>.+)_(?P<scenario>dispatch|parallel_sweep|pipeline|campaign)_(?P<n>\d+)(?:_\d+)?(?:_e\d+)?$")
@@ -51,6 +52,7 @@ _START = re.compile(r"\(start from (its defaults|[^;)]+)")
 _BUILD_STATUS = {"unsupported_arch": "compile_error"}    # ptxas / Triton refuse the target at compile time
 _CLOCK_ATOL = 0.15       # two times rounded to 0.1 s
 _REBENCH = re.compile(r"([0-9.eE+-]+) ms reported, ([0-9.eE+-]+) ms on rerun \(([+-][0-9.]+)%\)")
+_GAIN = re.compile(r"the rerun (still beats|does not beat) the previous best (\S+) ms")   # a pipeline verifier's
 _REWARD_ATOL = 2e-6      # |a - b| <= this also passes the checks' math.isclose(a, b, abs_tol=this)
 
 
@@ -110,12 +112,16 @@ def _plan_names_task(row):
     return None
 
 
-@CHECKS.check("rewards", "every reward equals the seed's formula recomputed from the episode's own numbers")
+@CHECKS.check("rewards", "every reward equals the seed's formula recomputed from the episode's own numbers: a "
+              "result's against the shared best when its candidate was sent (the last one announced before it)")
 def _rewards(row):
     best = row["baseline_ms"]
+    sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent
     for i, m in enumerate(row["messages"]):
-        if m["kind"] == "result":
-            want = result_reward(m["status"], m["time_ms"], best)
+        if m["kind"] == "candidate":
+            sent[i] = best
+        if m["kind"] == "result":       # (a ref to no candidate is the causality check's to name)
+            want = result_reward(m["status"], m["time_ms"], sent.get(m["ref"], best))
             if m["status"] == "ok" and m["time_ms"] < best:
                 best = m["time_ms"]
         elif m["kind"] == "verdict":
@@ -172,6 +178,27 @@ def _merges(row):
             shared, owner = m["time_ms"], m["to"]
         elif m["kind"] == "merge" and (m["time_ms"] != shared or m["to"] != owner):
             return f"message {i}: merge of {m['to']} at {m['time_ms']} but the best so far is {owner} at {shared}"
+    return None
+
+
+@CHECKS.check("best_notices", "every new shared best is announced to the team (a new_best notice naming its "
+              "result and time) right after the result that set it, and every notice announces one")
+def _best_notices(row):
+    return _first_problem(row, lambda m, state: _notice_problem(m, state, row["baseline_ms"]))
+
+
+def _notice_problem(m: dict, state: dict, baseline: float) -> str | None:
+    """What is wrong with message `m` as a new-best notice or what must follow one, given `state` (which `m`
+    updates): `state["best"]`, the shared best so far; `state["due"]`, the time a notice must announce next."""
+    due = state.pop("due", None)
+    if m["kind"] == "new_best":
+        if m["time_ms"] != due:
+            return f"announces {m['time_ms']} ms, but the result before it set no new shared best" if due is None \
+                else f"announces {m['time_ms']} ms, but the new shared best is {due} ms"
+    elif due is not None:
+        return f"the new shared best {due} ms is not announced right after its result"
+    elif m["kind"] == "result" and m["status"] == "ok" and m["time_ms"] < state.get("best", baseline):
+        state["best"] = state["due"] = m["time_ms"]
     return None
 
 
@@ -246,7 +273,7 @@ def _arch_gating(row):
 
 # kind -> the kind of message its `ref` must name (the schema makes `ref` required on exactly these kinds)
 LINKS = {"result": "candidate", "review": "candidate", "verify": "result", "merge": "result", "handoff": "result",
-         "verdict": "result"}
+         "verdict": "result", "new_best": "result"}
 _STATUS = re.compile(r"^(\S+): (\d+) results?, (\d+) kept")
 
 
@@ -372,6 +399,29 @@ def _worker_problem(m: dict, assigned: dict[str, frozenset]) -> str | None:
     elif kind == "candidate" and m["role"] == "worker" and m["variant"] not in assigned.get(m["agent"], _NONE):
         given = ", ".join(sorted(assigned[m["agent"]])) if m["agent"] in assigned else "nothing"
         return f"worker {m['agent']}'s candidate is {m['variant']}, but it was assigned {given}"
+    return None
+
+
+@CHECKS.check("orders_stand", "no dispatch, redirect or handoff is replaced by another order to the same agent before "
+              "that agent sent a candidate with no env result in between: without news the lead takes back no order "
+              "it gave")
+def _orders_stand(row):
+    return _first_problem(row, _order_problem)
+
+
+def _order_problem(m: dict, state: dict) -> str | None:
+    """What is wrong with message `m` as an order, given `state` (which `m` updates): `state["results"]`, the env
+    results so far; `state["open"]`, agent -> the results there were when it got an order it has not acted on yet."""
+    kind = m["kind"]
+    if kind == "result":
+        state["results"] = state.get("results", 0) + 1
+    elif kind == "candidate":
+        state.setdefault("open", {}).pop(m["agent"], None)
+    elif kind in ("dispatch", "redirect", "handoff"):
+        orders, news = state.setdefault("open", {}), state.get("results", 0)
+        if orders.get(m["to"]) == news:
+            return f"this {kind} replaces the order {m['to']} got before it sent anything, with no result in between"
+        orders[m["to"]] = news
     return None
 
 
@@ -508,6 +558,36 @@ def _rebench_noise(row):
     return None
 
 
+@CHECKS.check("verify_gains", "a verification that says whether its rerun still beats the previous shared best names "
+              "the best before the result it re-checks, and says it true")
+def _verify_gains(row):
+    before: dict[int, float] = {}       # result index -> the shared best before it
+    shared = row["baseline_ms"]
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "result":
+            before[i] = shared
+            if m["status"] == "ok" and m["time_ms"] < shared:
+                shared = m["time_ms"]
+        problem = m["kind"] == "verify" and _gain_problem(m, before)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _gain_problem(m: dict, before: dict[int, float]) -> str | None:
+    """What is false in verification `m`'s word on the gain over the previous best (`before`: result index -> the
+    shared best before it), if it has one."""
+    said, rerun = _GAIN.search(m["content"]), _REBENCH.search(m["content"])
+    if said is None:
+        return None
+    prior = before.get(m["ref"])
+    if rerun is None or prior is None or said[2] != ms_text(prior):
+        return f"names the previous best {said[2]} ms, but the best before the result it re-checks is {prior} ms"
+    if (float(rerun[2]) < prior) != (said[1] == "still beats"):
+        return f"says the {rerun[2]} ms rerun {said[1]} the previous best {said[2]} ms"
+    return None
+
+
 def _rebench_problem(m: dict) -> str | None:
     said = _REBENCH.search(m["content"])
     if said is None:
@@ -586,7 +666,8 @@ def _unique(rows):
 ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, _agent_tallies, _leaderboards, _merges,
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
               _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
-              _rebench_noise, _report_numbers, _lead_sees, _tune_within_reach)
+              _rebench_noise, _report_numbers, _lead_sees, _tune_within_reach, _best_notices, _orders_stand,
+              _verify_gains)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -621,11 +702,15 @@ def row_checks_pass(row) -> bool:
     assigned: dict[str, frozenset] = {}     # each agent's latest assigned variants
     dealt: dict[str, int] = {}      # each variant's configurations dealt out in shares
     starts: dict = {}               # the starts dispatches stated, and those still due (`_start_problem`)
+    notices: dict = {}              # the shared best so far, and the one a notice must announce next
+    orders: dict = {}               # the orders not acted on yet (`_order_problem`)
+    sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent
+    before: dict[int, float] = {}   # result index -> the shared best before it
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
-        if now < last or _ref_problem(msgs, i, m):
+        if now < last or _ref_problem(msgs, i, m) or _notice_problem(m, notices, baseline) or _order_problem(m, orders):
             return False
         last = now
         if role == "env":
@@ -636,7 +721,8 @@ def row_checks_pass(row) -> bool:
                 built.add(m["ref"])
                 ran[m["to"]] += 1
                 status, ms = m["status"], m["time_ms"]
-                if abs(m["reward"] - result_reward(status, ms, shared)) > _REWARD_ATOL:
+                before[i] = shared
+                if abs(m["reward"] - result_reward(status, ms, sent.get(m["ref"], shared))) > _REWARD_ATOL:
                     return False
                 if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
                                    shared if shared < baseline else None):
@@ -668,6 +754,7 @@ def row_checks_pass(row) -> bool:
                 if code.get(m["agent"]) == m["content"]:
                     return False
                 code[m["agent"]] = m["content"]
+                sent[i] = shared
             elif kind == "status":
                 if _status_problem(m, ran, kept):
                     return False
@@ -682,7 +769,7 @@ def row_checks_pass(row) -> bool:
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":
-                if _rebench_problem(m):
+                if _rebench_problem(m) or _gain_problem(m, before):
                     return False
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner or unseen:

@@ -87,7 +87,9 @@ TRANSITIONS = view(
     "`prompt` is the submitting agent's chat up to the candidate the result answers (newest exchanges kept within "
     "`--window-tokens`), `completion` that candidate's source; `done` marks the agent's last result of the "
     "episode; `status`, `time_ms` and `reward` are the env "
-    "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, no gain "
+    "result's own (the seed card's rewards: improving `min(1, log2(prev_best / new))`, `prev_best` the shared best "
+    "when the candidate was sent, which the env announces to the whole team (`new_best`) and so is the last best the "
+    "prompt states; no gain "
     f"{rewards.NO_IMPROVEMENT:g}, compile_error {rewards.COMPILE_ERROR:g}, wrong_result {rewards.WRONG_RESULT:g}, "
     f"unsupported arch {rewards.UNSUPPORTED_ARCH:g}; and launch_error, a status the seed lacks (compiled, but the "
     f"launch was refused: the kernel never ran), {rewards.LAUNCH_ERROR:g} as a compile error).",
@@ -111,7 +113,10 @@ FORMAT_NOTES = (
     '(`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use '
     'them. Rewards are attached to environment `result` messages and to the final `verdict`, which names the '
     'shared best result (`ref`), or, when no passing result beat the naive baseline, keeps it (`kept: "baseline"`, '
-    'no `ref`).'
+    'no `ref`). The env announces each new shared best to the whole team right after its result (`new_best`, '
+    '`ref` that result); a verification names the result it re-checked (`ref`) and is copied to the lead. A '
+    "verification's correctness pass is always the truth: a kernel the simulation lets pass once has no fault "
+    'that another run can show (a race already fails its first report); its rerun time carries what it measured.'
 )
 
 SFT_SNIPPET = """\

@@ -3,7 +3,8 @@
 Why rounds: agents work in parallel on a shared clock, but a team synchronizes: the lead reads everyone's
 results (status, leaderboard), merges the best and re-assigns work before the next round. Within a round each
 agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
-reward is computed against the shared best at that moment (`rewards`). Candidates, compile/launch/correctness
+reward is computed against the shared best its agent had been told of when it sent the candidate (`rewards`):
+the env announces every new shared best to the whole team (`new_best`). Candidates, compile/launch/correctness
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
 renderer. An agent's `skill` sets how often its edits break, how well it guesses which configuration is
 faster before running it and, for a reviewer, how often it catches an editing mistake by reading.
@@ -108,6 +109,8 @@ class _Episode:
         # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
         # (plain tuples: ~100,000 a run); the round's end puts them in time order, same-time ones as queued.
         self.pending: list[tuple] = []
+        self.sent_best: dict[int, float] = {}    # id of a candidate written -> the shared best when it was sent
+        self.notices = 0                          # new_best notices so far (`announce_best`)
         lo, hi = SCENARIOS[self.scenario]
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
@@ -221,13 +224,17 @@ class _Episode:
         return self.run(agent, *self.write(agent, tag, params, kind))
 
     def close_round(self) -> None:
-        """Put the round's messages in time order and score each result against the shared best."""
+        """Put the round's messages in time order and score each result against the shared best its agent knew
+        when it sent the candidate (`sent_best`): every new shared best is announced to the team at once
+        (`announce_best`), so that is the last best the agent's chat states before its candidate."""
         wb, rng, messages = self.wb, self.rng, self.messages
         self.pending.sort(key=_pending_time)         # stable: same-time messages stay in the order they were queued
         for _, msg, agent, outcome, status in self.pending:
-            if outcome is not None:
+            if outcome is None:
+                self.sent_best[id(msg)] = self.best_ms
+            else:
                 time_ms = outcome.time_ms
-                msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
+                msg["reward"] = rewards.result_reward(status, time_ms, self.sent_best.pop(id(msg["ref"])))
                 best_before = self.best_ms if self.best is not None else None
                 msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
                 self.results += 1
@@ -249,12 +256,26 @@ class _Episode:
                     if agent.best is None or time_ms < agent.best.time_ms:
                         agent.best, agent.best_result = outcome, msg
             messages.append(msg)
+            if msg is self.best_result:
+                self.announce_best()
         if self.pending:
             self.now = max(self.now, self.pending[-1][0])    # the last in time order
             self.pending.clear()
 
+    def announce_best(self) -> None:
+        """The env's notice of a new shared best to the whole team, with the result that set it, as a shared
+        leaderboard service posts one: no agent acts on a best it was not told of. The team's work budget
+        (`room`) does not count it."""
+        b, result = self.best, self.best_result
+        self.notices += 1
+        self.messages.append({"role": "env", "agent": "env", "kind": "new_best", "t": result["t"], "reward": 0.0,
+                              "content": f"new team best: {ms_text(b.time_ms)} ms by {self.best_owner.id} ({b.tag} "
+                                         f"{params_text(b.params)}), {self.baseline / b.time_ms:.2f}x over the "
+                                         f"{ms_text(self.baseline)} ms baseline",
+                              "variant": b.tag, "time_ms": b.time_ms, "ref": result})
+
     def room(self, reserve: int) -> bool:
-        return len(self.messages) + len(self.pending) + reserve < self.budget
+        return len(self.messages) - self.notices + len(self.pending) + reserve < self.budget
 
     def searching(self, reserve: int) -> bool:
         """Room for another round, and something left to try."""
@@ -368,17 +389,20 @@ class _Episode:
     def keep_busy(self, agents: list[Agent]) -> None:
         """Before a round, the lead moves each of `agents` whose variant has nothing left worth sending (every
         configuration sent, or the variant out of reach: `worth_sending`) to the shared best's variant, else the most
-        advanced legal one, that has (a redirect saying so); where no legal variant has anything left, the search is
-        over."""
+        advanced legal one, that has (a redirect saying so) and is not `crowded` by the others (else the agent sits
+        the round out); where no legal variant has anything left, the search is over."""
         for agent in agents:
             done = agent.assignment[0]
             if self.untried(done):
                 continue
             lead_to = ([self.best.tag] if self.best is not None else []) + list(reversed(self.legal_tags()))
-            tag = next((t for t in lead_to if t != done and self.untried(t)), None)
-            if tag is None:
+            left = [t for t in lead_to if t != done and self.untried(t)]
+            if not left:
                 self.exhausted = True
                 return
+            tag = next((t for t in left if not self.crowded(t, agent, agents)), None)
+            if tag is None:
+                continue
             if not self.room(3):
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
@@ -426,9 +450,20 @@ class _Episode:
         agent.assign(tag, configs)
         self.say(self.lead, "dispatch", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
-    def redirect(self, agent: Agent) -> None:
-        """The lead sends `agent` to tune around the shared best."""
+    def crowded(self, tag: str, agent: Agent, team: list[Agent]) -> bool:
+        """Whether variant `tag` has no more configurations left worth sending than the others of `team` (the agents
+        working this round) already on it: `agent` sent there would find nothing to send, and the lead, who reads
+        the team's tracker, would have to take the order back before it acted."""
+        on = sum(1 for a in team if a is not agent and a.assignment is not None and a.assignment[0] == tag)
+        return sum(self.worth_sending(tag, p) for p in self.wb.grid(tag)) <= on
+
+    def redirect(self, agent: Agent, team: list[Agent]) -> None:
+        """The lead sends `agent` to tune around the shared best, unless the best's variant is `crowded`: then it
+        gives no order that `keep_busy` would take back before the agent could act (one order, the one the agent
+        acts on)."""
         tag, params = self.best.tag, self.best.params
+        if self.crowded(tag, agent, team):
+            return
         agent.assign(tag, [params])
         on = agent.last_result["variant"] if agent.last_result else None
         text = self.word(self.lead, wording.redirect(tag, params_text(params), on))
@@ -586,7 +621,7 @@ def _dispatch(ep: _Episode) -> None:
         ep.merge()
         for w in workers:
             if w is not ep.best_owner and ep.room(3):
-                ep.redirect(w)
+                ep.redirect(w, workers)
         ep.keep_busy(workers)
         for w in workers:
             ep.tune_assigned(w)
@@ -619,8 +654,9 @@ def _parallel_sweep(ep: _Episode) -> None:
     ep.leaderboard()
     ep.merge()
     ranked = sorted((w for w in workers if w.best), key=lambda a: (a.best.time_ms, a.id))[:2]
-    for w in ranked:
-        ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {params_text(w.best.params)}")
+    for w in ranked:                # (one whose best's variant is crowded is moved on by keep_busy instead)
+        if not ep.crowded(w.best.tag, w, ranked):
+            ep.dispatch(w, w.best.tag, [w.best.params], f"refine around your best {params_text(w.best.params)}")
     while ranked and ep.searching(len(ranked) * 3):
         ep.keep_busy(ranked)
         for w in ranked:
@@ -679,7 +715,8 @@ def _counted(n: int, noun: str) -> str:
 def _pipeline(ep: _Episode) -> None:
     proposer, reviewer, verifier = (ep.specialists[0], ep.specialists[1], ep.specialists[2])
     tuners = ep.builders("tuner") or [proposer]
-    ep.announce_plan("proposer -> review -> verify -> tune pipeline over variants")
+    ep.announce_plan("proposer -> review -> verify -> tune pipeline over variants; every shared best re-checked by "
+                     "the verifier before it is merged")
     ladder = ep.legal_tags()
     gated = ep.gated_tags()
     if gated and ep.rng.random() < 0.35:
@@ -694,15 +731,50 @@ def _pipeline(ep: _Episode) -> None:
             continue
         _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag)
     while ep.best is not None and ep.searching(6):           # the ladder is done: the tuners polish the winner
-        ep.merge()
+        _merge_verified(ep, verifier)
         polishers = _holders(ep, tuners)
         tried = [ep.tune_around(tuner, ep.best.tag, ep.best.params) for tuner in polishers]
         if all(out is None for out in tried):
             break                                             # the winner's variant holds nothing left to try
         ep.close_round()
         ep.statuses(polishers)
-    ep.merge()
+    _merge_verified(ep, verifier)
     ep.verdict()
+
+
+def _merge_verified(ep: _Episode, verifier: Agent) -> None:
+    """The lead merges the shared best once the verifier has re-checked its result (`_verify`), as the plan says."""
+    if ep.best is not None and not any(m["kind"] == "verify" and m["ref"] is ep.best_result for m in ep.messages):
+        _verify(ep, verifier, ep.best_result)
+    ep.merge()
+
+
+def _verify(ep: _Episode, verifier: Agent, result: dict) -> None:
+    """The verifier re-checks a passing result: its kernel against the fp64 reference on 3 more seeds, a pass every
+    time (no kernel the workbench passes carries a fault one run can miss: a racy kernel fails its first report
+    already), and its benchmark re-run, a second median of 100 runs that differs from the reported one by the
+    model's run-to-run noise (`rebench`). Where the result beat an earlier shared best, it says whether the re-run
+    still does: a gain within the noise is flagged."""
+    who, tag, ms = result["to"], result["variant"], result["time_ms"]
+    rerun = rebench(ms, float(ep.rng.standard_normal()))
+    text = (f"{ep.word(verifier, wording.verify(who, tag, params_text(result['ref']['params'])))}; {ms_text(ms)} ms "
+            f"reported, {ms_text(rerun)} ms on rerun ({100 * (rerun / ms - 1):+.1f}%)")
+    prior = _best_before(ep, result)
+    if ms < prior < ep.baseline:
+        text += (f"; the rerun still beats the previous best {ms_text(prior)} ms" if rerun < prior else
+                 f"; the rerun does not beat the previous best {ms_text(prior)} ms: the gain is within run-to-run noise")
+    ep.say(verifier, "verify", text, to=who, status="pass", variant=tag, time_ms=ms, ref=result)
+
+
+def _best_before(ep: _Episode, result: dict) -> float:
+    """The shared best before env result message `result` (the baseline when none)."""
+    best = ep.baseline
+    for m in ep.messages:
+        if m is result:
+            return best
+        if m["kind"] == "result" and m["status"] == "ok" and m["time_ms"] < best:
+            best = m["time_ms"]
+    raise ValueError("not a result of this episode")
 
 
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
@@ -735,8 +807,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     ep.close_round()
     if out.status != "ok":
         return
-    ep.say(verifier, "verify", ep.word(verifier, wording.verify(proposer.id, tag, params_text(out.params))),
-           to=proposer.id, status="pass", variant=tag, ref=proposer.last_result)
+    _verify(ep, verifier, proposer.last_result)
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:
         ep.handoff(proposer, tuner, out, proposer.last_result)
@@ -788,7 +859,7 @@ def _campaign(ep: _Episode) -> None:
         ranked = sorted(workers, key=lambda a: (a.best.time_ms if a.best else math.inf, a.id))
         for w in ranked[len(ranked) // 2:]:
             if ep.room(3):
-                ep.redirect(w)
+                ep.redirect(w, workers)
         ep.keep_busy(workers)
         for w in workers:
             tag, share = w.assignment

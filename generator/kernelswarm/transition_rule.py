@@ -7,13 +7,21 @@ from the seed card's formula), and its state must be the submitting agent's chat
 acted, a turn missing from the middle or a candidate the agent did not write would teach a policy a world it
 never saw. So `python -m generator validate` pairs each transitions file with its shard and finds a reward,
 status, time or `done` flag edited after generation, a completion that is not the candidate the result answers,
-or such a prompt, with the view file and row named. Imports no `datasets`: the validator runs it.
+or such a prompt, with the view file and row named. An ok result's reward is scored against the shared best when
+its candidate was sent (`rewards`), so the prompt must state that best last (a new-best notice or a report's "best
+so far"; none: the baseline): a reward that hangs on a best the agent was never told of teaches it nothing.
+Imports no `datasets`: the validator runs it.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from generator.kernelswarm import agent_view
+from generator.sim.feedback import ms_text
+
+# the shared best as an agent's chat states it: the env's new-best notice, or an ok report's speedup against it
+STATED_BEST = re.compile(r"^new team best: (\S+) ms|vs best so far \((\S+) ms\)", re.M)
 
 SAME = {"agent": "to", "variant": "variant", "status": "status", "time_ms": "time_ms", "reward": "reward"}
 
@@ -38,7 +46,8 @@ def problems(row: dict, transitions: list[dict]) -> Iterator[tuple[int, str]]:
             yield k, f"result {i}: answers message {result['ref']}, which {result['to']} did not write"
         if [m["content"] for m in view["completion"]] != [candidate["content"]]:
             yield k, f"result {i}: the completion is not the candidate the result answers (message {result['ref']})"
-        problem = prompt_problem(row, view["agent"], result["ref"], view["prompt"])
+        problem = prompt_problem(row, view["agent"], result["ref"], view["prompt"]) or \
+            (result["status"] == "ok" and best_problem(row, result["ref"], view["prompt"]))
         if problem:
             yield k, f"result {i}: {problem}"
 
@@ -67,4 +76,18 @@ def prompt_problem(row: dict, agent: str, candidate: int, prompt: list[dict]) ->
     parts = exchanges[start // 2].user if start < 2 * len(exchanges) else last
     if not agent_view.is_opening(prompt[1], agent_view.task_text(row), parts, start > 0):
         return "the prompt's first user turn is not the task and the messages that turn holds"
+    return None
+
+
+def best_problem(row: dict, candidate: int, prompt: list[dict]) -> str | None:
+    """What is wrong with `prompt` as the state an ok result's reward is scored from (None when nothing): the last
+    shared best its user turns state must be the one when message `candidate` was sent."""
+    baseline = row["baseline_ms"]
+    best = min([baseline] + [m["time_ms"] for m in row["messages"][:candidate]
+                             if m["kind"] == "result" and m["status"] == "ok"])
+    said = STATED_BEST.findall("\n".join(turn["content"] for turn in prompt if turn["role"] == "user"))
+    stated = next(filter(None, said[-1])) if said else None
+    if stated != (ms_text(best) if best < baseline else None):
+        return (f"its reward is scored against the shared best {ms_text(best)} ms, but the last best its prompt "
+                f"states is {stated or 'none (the baseline)'}")
     return None

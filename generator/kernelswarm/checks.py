@@ -632,9 +632,10 @@ def _tune_within_reach(row):
 def hopeless_candidate(row) -> int | None:
     """The index of the first candidate of a variant out of reach of the team's best, None when there is none. A
     team reads results as a round closes, and rounds are not marked: what it knew when it wrote a candidate holds at
-    least the results before the latest message outside a round (coordination, a leaderboard) and at most those
-    before the candidate. So the variant must have run ok in the first, and its fastest time over the second is held
-    against the best of the first: a candidate flagged so was out of reach whatever its author had read."""
+    least the results before the latest message outside a round (coordination, a leaderboard; not the env's
+    `new_best` notice, posted as a result lands) and at most those before the candidate. So the variant must have
+    run ok in the first, and its fastest time over the second is held against the best of the first: a candidate
+    flagged so was out of reach whatever its author had read."""
     known, seen = Reach(row, row["baseline_ms"]), Reach(row)
     unread: list[tuple[str, float]] = []     # ok results since the latest message outside a round
     for i, m in enumerate(row["messages"]):
@@ -646,7 +647,7 @@ def hopeless_candidate(row) -> int | None:
             if m["status"] == "ok":
                 unread.append((m["variant"], m["time_ms"]))
                 seen.saw(m["variant"], m["time_ms"])
-        elif unread:
+        elif unread and kind != "new_best":     # the env's notice comes inside a round, not between two
             for tag, time_ms in unread:
                 known.saw(tag, time_ms)
             unread.clear()

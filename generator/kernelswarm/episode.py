@@ -808,6 +808,9 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     if out.status != "ok":
         return
     _verify(ep, verifier, proposer.last_result)
+    if ep.hopeless(tag):        # measured out of reach of the shared best: no tuner is handed what it cannot tune
+        ep.statuses([proposer])
+        return
     tuner = tuners[int(ep.rng.integers(len(tuners)))]
     if tuner is not proposer:
         ep.handoff(proposer, tuner, out, proposer.last_result)

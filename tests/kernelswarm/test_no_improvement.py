@@ -23,6 +23,7 @@ from generator.kernelswarm.dataset import outcome_notes
 from generator.kernelswarm.episode import LAST_PUSH, SCENARIOS, simulate_episode
 from generator.kernelswarm.plan import STREAM, episode, plan
 from generator.sim import rewards, workbench
+from generator.sim.feedback import ms_text
 from generator.sim.seeding import rng_for
 
 CRASHED = (0, 20000, 100, 19182)     # (seed, episodes, holdout, index) of the 20K run's traceback
@@ -114,7 +115,7 @@ def test_a_campaign_that_beats_nothing_keeps_the_baseline(kept_rows):
         assert (int(said[1]), int(said[2])) == (len(ok), len(results))
         if ok:
             fastest = min(ok, key=lambda m: (m["time_ms"], m["to"]))
-            assert f"fastest {fastest['time_ms']:.5g} ms by {fastest['to']}" in verdict["content"]
+            assert f"fastest {ms_text(fastest['time_ms'])} ms by {fastest['to']}" in verdict["content"]
         refused = sum(m["status"] == "launch_error" for m in results)
         assert (f"{refused} refused at launch" in verdict["content"]) == (refused > 0)
 

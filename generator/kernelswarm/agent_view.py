@@ -25,6 +25,7 @@ from typing import Iterator, NamedTuple
 from generator import tokens
 from generator.sim.clock import hms
 from generator.sim.prompt import task_statement
+from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import make_task
 from generator.sim.workbench import task_fields
 
@@ -109,8 +110,12 @@ def chat(row: dict, agent: str, before: int | None = None) -> tuple[list[Exchang
 
 
 def system_turn(row: dict, agent: dict) -> dict:
+    """The role's prompt, who the agent is, its team, and the machines the team runs on (`timeline`: each specialist
+    has its own GPU of the task's kind, so a result's time was measured alone on it)."""
     team = ", ".join(f"{a['id']} ({a['role']})" for a in row["agents"])
-    return {"role": "system", "content": f"{ROLE_PROMPTS[agent['role']]}\nYou are {agent['id']}. Team: {team}."}
+    return {"role": "system", "content": f"{ROLE_PROMPTS[agent['role']]}\nYou are {agent['id']}. Team: {team}. "
+                                         f"Each specialist has its own {GPUS[row['gpu']].display}: its builds and "
+                                         f"benchmarks run one at a time, alone on it."}
 
 
 def task_text(row: dict) -> str:

@@ -111,7 +111,12 @@ FORMAT_NOTES = (
     '(`to`, `subtask`, `variant`, `params`, `status`, `time_ms`) that are null where a kind does not use '
     'them. Rewards are attached to environment `result` messages and to the final `verdict`, which names the '
     'shared best result (`ref`), or, when no passing result beat the naive baseline, keeps it (`kept: "baseline"`, '
-    'no `ref`).'
+    'no `ref`). `t` is the team\'s clock: an agent starts a piece of work once the message that gave it the work '
+    '(a dispatch, redirect, handoff) is out, and each specialist has its own GPU of the task\'s kind, its builds '
+    'and benchmarks one at a time (so runs of different agents overlap, an agent\'s own never do); one pace per '
+    'episode (1 or more) scales every think time of the duration model, so writing a whole kernel takes the '
+    'model\'s 2 s a line times the pace at the median (0.38 s a line at least) and a lead\'s message costs the '
+    'lead\'s time only.'
 )
 
 SFT_SNIPPET = """\

@@ -225,11 +225,11 @@ class _Episode:
                                      replaces=agent.last_code if kind == "fix" else None)
         agent.last_code = outcome.source.text
         # a variant the agent has no source of (its own, handed to it, merged) it writes whole, whatever the edit
-        whole = tag not in agent.sources and tag not in self.repo
+        timed = kind if tag in agent.sources or tag in self.repo else "new_variant"
         agent.sources.add(tag)
-        think, machine = clock.step_cost(self.rng, "new_variant" if whole else kind, self.task.impl, outcome.lines,
-                                         outcome.expected.status, outcome.time_ms)
-        t = self.timeline.step(WRITE, agent.slot, max(think, whole_kernel_floor_s(outcome.lines)) if whole else think)
+        think, machine = clock.step_cost(self.rng, timed, self.task.impl, outcome.lines, outcome.expected.status,
+                                         outcome.time_ms)
+        t = self.timeline.step(WRITE, agent.slot, max(think, think_floor_s(timed, outcome.lines)))
         self.sent.add(_key(tag, params))
         return outcome, machine, self.queue_candidate(agent, t, tag, params, outcome.source.text)
 
@@ -861,10 +861,10 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     }
 
 
-def whole_kernel_floor_s(lines: int) -> float:
-    """The least seconds an agent takes to write a whole kernel of `lines` lines: the duration model's median at
+def think_floor_s(kind: str, lines: int) -> float:
+    """The least seconds an agent takes over a candidate of this kind and length: the duration model's median at
     PACE_MIN, THINK_FLOOR_SIGMAS deviations below (`write` holds its draws to it; the `write_time` rule checks it)."""
-    return PACE_MIN * clock.think_median_s("new_variant", lines) * math.exp(-THINK_FLOOR_SIGMAS * clock.THINK_SIGMA)
+    return PACE_MIN * clock.think_median_s(kind, lines) * math.exp(-THINK_FLOOR_SIGMAS * clock.THINK_SIGMA)
 
 
 def _played(task, scenario: str, rng: np.random.Generator, pace: float | None = None) -> _Episode:

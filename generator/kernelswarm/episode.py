@@ -256,7 +256,7 @@ class _Episode:
                 time_ms = outcome.time_ms
                 msg["reward"] = rewards.result_reward(status, time_ms, self.best_ms)
                 best_before = self.best_ms if self.best is not None else None
-                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
+                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _stamp
                 self.results += 1
                 agent.results += 1
                 if status == "launch_error":

@@ -26,6 +26,7 @@ from typing import Iterator, NamedTuple
 from generator import tokens
 from generator.sim.clock import hms
 from generator.sim.prompt import task_statement
+from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import make_task
 from generator.sim.workbench import task_fields
 
@@ -114,11 +115,15 @@ def chat(row: dict, agent: str, before: int | None = None) -> tuple[list[Exchang
 
 
 def system_turn(row: dict, agent: dict) -> dict:
-    """The role's prompt (with `STATUS_DUTY` for an agent whose statuses the episode holds), its id and the team."""
+    """The role's prompt (with `STATUS_DUTY` for an agent whose statuses the episode holds), who the agent is, its
+    team, and the machines the team runs on (`timeline`: each specialist has its own GPU of the task's kind, so a
+    result's time was measured alone on it)."""
     team = ", ".join(f"{a['id']} ({a['role']})" for a in row["agents"])
     reports = any(m["kind"] == "status" and m["agent"] == agent["id"] for m in row["messages"])
     role = f"{ROLE_PROMPTS[agent['role']]} {STATUS_DUTY}" if reports else ROLE_PROMPTS[agent["role"]]
-    return {"role": "system", "content": f"{role}\nYou are {agent['id']}. Team: {team}."}
+    return {"role": "system", "content": f"{role}\nYou are {agent['id']}. Team: {team}. "
+                                         f"Each specialist has its own {GPUS[row['gpu']].display}: its builds and "
+                                         f"benchmarks run one at a time, alone on it."}
 
 
 def task_text(row: dict) -> str:

@@ -19,7 +19,7 @@ from generator.sim.feedback import ms_text
 from generator.sim.rewards import result_reward, verdict_reward
 from generator.sim.clock import machine_range
 from generator.catalog.calibration import noise_bound
-from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS, params_text, task_label
+from generator.kernelswarm.episode import HOURS_RANGE, SCENARIOS, params_text, task_label, think_floor_s
 from generator.kernelswarm.review import TOOL_TEXT
 from generator.catalog.hardware import GPUS
 
@@ -548,6 +548,74 @@ def _build_problem(impl: str, msgs: list[dict], m: dict, cleared: dict[int, floa
     return f"the {m['status']} result comes {took:.1f} s after its candidate; its build takes {lo:.1f}-{hi:.1f} s"
 
 
+@CHECKS.check("write_time", "no candidate comes sooner after its agent's latest message (or message to it: its "
+              "assignment, a review, its last result) than writing it takes at the duration model's floor: a variant "
+              "the agent has no source of (none written by it, handed to it or merged) is a whole kernel, at least "
+              "`think_floor_s('new_variant', lines)`; an edit of one it has, the least of a tune or fix")
+def _write_time(row):
+    return _first_problem(row, _write_problem)
+
+
+_EDIT_FLOOR_S = min(think_floor_s(kind, 0) for kind in ("tune", "fix"))
+
+
+def _write_problem(m: dict, state: dict) -> str | None:
+    """What is wrong with message `m` if it is a candidate written sooner than writing it takes, given `state`
+    (agent -> the time of its latest message or message to it, agent -> the variants it has a source of, the
+    variants merged), which `m` updates."""
+    latest, repo = state.setdefault("latest", {}), state.setdefault("repo", set())
+    sources = state.setdefault("sources", {})
+    who, kind, problem = m["agent"], m["kind"], None
+    if kind == "candidate":
+        mine = sources.setdefault(who, set())
+        whole = m["variant"] not in mine and m["variant"] not in repo
+        lines = m["content"].count("\n") + 1
+        least = think_floor_s("new_variant", lines) if whole else _EDIT_FLOOR_S
+        took = m["t"] - latest.get(who, 0.0)
+        if took < least - _CLOCK_ATOL:
+            what = "a whole kernel" if whole else "an edit"
+            problem = (f"{who}'s {lines}-line candidate ({what}) comes {took:.1f} s after its latest message; "
+                       f"writing it takes {least:.1f} s at least")
+        mine.add(m["variant"])
+    elif kind == "merge":
+        repo.add(m["variant"])
+    elif kind == "handoff":
+        sources.setdefault(m["to"], set()).add(m["variant"])
+    latest[who] = m["t"]
+    if "to" in m:
+        latest[m["to"]] = m["t"]
+    return problem
+
+
+@CHECKS.check("own_runs", "each specialist has its own GPU and runs one build at a time: a result's build starts (at "
+              "its candidate, or the review that cleared it) no sooner than the agent's previous result")
+def _own_runs(row):
+    msgs = row["messages"]
+    cleared: dict[int, float] = {}
+    ends: dict[str, float] = {}
+    for i, m in enumerate(msgs):
+        if m["kind"] == "review":
+            cleared[m["ref"]] = m["t"]
+        problem = _run_problem(msgs, m, cleared, ends)
+        if problem:
+            return f"message {i}: {problem}"
+    return None
+
+
+def _run_problem(msgs: list[dict], m: dict, cleared: dict[int, float], ends: dict[str, float]) -> str | None:
+    """What is wrong with message `m` if it is a result whose build overlaps its agent's previous one, given
+    `cleared` (candidate index -> when a review cleared it) and `ends` (agent -> its latest result's time, which `m`
+    updates)."""
+    if m["kind"] != "result":
+        return None
+    start = max(msgs[m["ref"]]["t"], cleared.get(m["ref"], 0.0))
+    before = ends.get(m["to"], 0.0)
+    ends[m["to"]] = m["t"]
+    if start < before:
+        return f"{m['to']}'s build of candidate {m['ref']} starts at {start} s, before its previous run ends ({before} s)"
+    return None
+
+
 @CHECKS.check("rebench_noise", "a verifier's rerun differs from the reported time by no more than re-measuring the same "
               "source can (calibration.noise_bound), and its percentage is that difference")
 def _rebench_noise(row):
@@ -668,7 +736,7 @@ ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, 
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
               _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
               _rebench_noise, _report_numbers, _lead_sees, _tune_within_reach, _best_notices, _orders_stand,
-              _verify_gains)
+              _verify_gains, _write_time, _own_runs)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -709,15 +777,19 @@ def row_checks_pass(row) -> bool:
     before: dict[int, float] = {}   # result index -> the shared best before it
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
+    writes: dict = {}               # `_write_problem`'s state
+    ends: dict[str, float] = {}     # each agent's latest result's time (`_run_problem`)
     for i, m in enumerate(msgs):   # in order: results move the bests that merges, leaderboards and rewards follow
         now, role = m["t"], m["role"]
-        if now < last or _ref_problem(msgs, i, m) or _notice_problem(m, notices, baseline) or _order_problem(m, orders):
+        if now < last or _ref_problem(msgs, i, m) or _notice_problem(m, notices, baseline) or _order_problem(m, orders) \
+                or _write_problem(m, writes):
             return False
         last = now
         if role == "env":
             kind = m["kind"]
             if kind == "result":
-                if m["ref"] in built or _build_problem(row["impl"], msgs, m, cleared):
+                if m["ref"] in built or _build_problem(row["impl"], msgs, m, cleared) \
+                        or _run_problem(msgs, m, cleared, ends):
                     return False
                 built.add(m["ref"])
                 ran[m["to"]] += 1

@@ -116,7 +116,15 @@ FORMAT_NOTES = (
     'no `ref`). The env announces each new shared best to the whole team right after its result (`new_best`, '
     '`ref` that result); a verification names the result it re-checked (`ref`) and is copied to the lead. A '
     "verification's correctness pass is always the truth: a kernel the simulation lets pass once has no fault "
-    'that another run can show (a race already fails its first report); its rerun time carries what it measured.'
+    'that another run can show (a race already fails its first report); its rerun time carries what it measured. '
+    '`t` is the team\'s clock: an agent starts a piece of work when it is free and the message it '
+    'waits for is out, the dispatch, redirect or handoff that gave it the work (not the lead\'s later messages to '
+    'others), else the team\'s latest plan, status, review, verification, leaderboard or merge (a round ends with '
+    'its last result); each specialist has its own GPU of the task\'s kind, its builds '
+    'and benchmarks one at a time (so runs of different agents overlap, an agent\'s own never do); one pace per '
+    'episode (1 or more) scales every think time of the duration model, so writing a whole kernel takes the '
+    'model\'s 2 s a line times the pace at the median (0.38 s a line at least) and a lead\'s message costs the '
+    'lead\'s time only.'
 )
 
 SFT_SNIPPET = """\

@@ -2,9 +2,10 @@
 
 Why rounds: agents work in parallel on a shared clock, but a team synchronizes: the lead reads everyone's
 results (status, leaderboard), merges the best and re-assigns work before the next round. Within a round each
-agent's turns are sequential on its own clock; the env's results are then put in time order, and each result's
-reward is computed against the shared best its agent had been told of when it sent the candidate (`rewards`):
-the env announces every new shared best to the whole team (`new_best`). Candidates, compile/launch/correctness
+agent's turns are sequential on its own clock, from the message that gave it its work (`timeline`); the round's
+messages are then put in time order, and each result's reward is computed against the shared best its agent
+had been told of when it sent the candidate (`rewards`): the env announces every new shared best to the whole
+team (`new_best`). Candidates, compile/launch/correctness
 failures and timings come from the same `workbench` as kernelinfer, so both datasets share one physics and one
 renderer. An agent's `skill` sets how often its edits break, how well it guesses which configuration is
 faster before running it and, for a reviewer, how often it catches an editing mistake by reading.
@@ -24,6 +25,7 @@ the verdict name the message they answer or judge by `ref`, its index in `messag
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from functools import cache
@@ -33,6 +35,7 @@ import numpy as np
 
 from generator.sim import clock, rewards
 from generator.kernelswarm import review, wording
+from generator.kernelswarm.timeline import ASSIGN, BOARD, CLOSE, RUN, SAY, WRITE, Timeline
 from generator.sim.feedback import ms_text, result_line
 from generator.kernels.style import Style, draw_style
 from generator.catalog import calibration
@@ -45,6 +48,17 @@ HOURS_RANGE = (1.0, 5.0)            # every episode's horizon, as the seed's car
 HORIZON_MEDIAN_H = 2.3
 ARCH_KINDS = ("arch_unsupported", "triton_fp8_unsupported")   # the GPU cannot run it: reward -0.05
 LEAD_THINK_S = 45.0                  # median seconds the lead spends on a coordination message
+ASSIGNMENTS = ("dispatch", "redirect", "handoff")   # the messages that give their recipient its work
+# The team's pace: every think time of an episode is the duration model's (`clock`, LEAD_THINK_S) times one factor,
+# drawn to aim at a horizon drawn around HORIZON_MEDIAN_H (as kernelinfer fits a session's think time to its window):
+# the aim over the seconds per message such a scenario takes at the model's pace (PACE_1_S_PER_MESSAGE, the medians
+# over 200 episodes) times the episode's budget of messages. Never below PACE_MIN: no team thinks faster than the
+# model's medians (the `write_time` rule's floor). An episode that still lands outside HOURS_RANGE is played again
+# at the pace that lands on its aim (PLAYS at most).
+PACE_MIN = 1.0
+PACE_1_S_PER_MESSAGE = {"dispatch": 32.0, "parallel_sweep": 20.0, "pipeline": 43.0, "campaign": 21.0}
+PLAYS = 3
+THINK_FLOOR_SIGMAS = 3.0
 # How a lead opens its plan: engineers word it differently, and every wording names the task as `task_label` does
 # (the `plan_names_task` rule reads it)
 PLAN_OPENINGS = ("campaign: {task}.", "Goal: speed up {task}.", "target: {task}.", "Kicking off {task}.",
@@ -59,7 +73,7 @@ class Agent:
     id: str
     role: str                        # lead | worker | reviewer | verifier | tuner
     skill: float
-    t: float = 0.0                   # this agent's own clock
+    slot: int = 0                    # its clock on the episode's timeline (its index in the agent list)
     # env results of its candidates (the row's `tries`: a candidate a reviewer sent back never ran), what its status
     # counts, as the verdict does
     results: int = 0
@@ -74,6 +88,7 @@ class Agent:
     last_result: dict | None = None  # the env result message of the agent's latest candidate
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
+    sources: set[str] = field(default_factory=set)   # the variants it has a source of: written by it or handed to it
     voice: np.random.Generator | None = None   # its choice of words (`_Episode.word`), spawned on first use
 
     def assign(self, tag: str, configs: list[dict]) -> None:
@@ -97,6 +112,7 @@ class _Episode:
     rng: np.random.Generator
     agents: list[Agent] = field(default_factory=list)
     messages: list[dict] = field(default_factory=list)
+    pace: float | None = None        # the team's pace (see PACE_MIN); None: `_aimed_pace`
 
     def __post_init__(self):
         self.wb = workbench(self.task)
@@ -105,7 +121,6 @@ class _Episode:
         self.best_owner: Agent | None = None
         self.best_result: dict | None = None     # the env result message of `best`
         self.best_ms = self.baseline
-        self.now = 0.0
         # A round's messages, each as (t, message, agent, outcome, status), the last three for env results only
         # (plain tuples: ~100,000 a run); the round's end puts them in time order, same-time ones as queued.
         self.pending: list[tuple] = []
@@ -115,9 +130,13 @@ class _Episode:
         n = int(self.rng.integers(lo, hi + 1))
         self.lead = Agent("lead", "lead", 1.0)
         skills = self.rng.normal(1.0, 0.13, n).tolist()        # the same draws as n calls, in one
-        self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4))
+        self.agents = [self.lead] + [Agent(f"a{i:02d}", self._role(i, n), _clip(skill, 0.6, 1.4), slot=i)
                                      for i, skill in enumerate(skills, 1)]
         self.budget = _clip(round(21 + 6.2 * n + self.rng.normal(0, 6)), 20, 220)
+        self.hours = _clip(float(np.exp(np.log(HORIZON_MEDIAN_H) + 0.3 * self.rng.standard_normal())),
+                           HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02)     # the horizon its pace aims at
+        self.slots = {agent.id: agent.slot for agent in self.agents}
+        self.timeline = Timeline(len(self.agents), self.pace or self._aimed_pace())
         for agent in self.agents:          # every agent its own engineer
             agent.style = draw_style(self.rng, self.task.impl)
         self.results = self.passed = 0       # result messages so far, and the ok ones (for the verdict)
@@ -132,8 +151,8 @@ class _Episode:
         self.launch_failed: set[str] = set()  # variants refused at launch, for a dot shape or past ptxas's static
                                               # smem cap: the team has read which limit they hit (wb.over_limit)
         self.exhausted = False               # no legal variant has a configuration left worth sending
-        self.builds: list[tuple[float, float]] = []   # (start, end) of every build and run, on the unscaled clock
         self.merged: Outcome | None = None   # the shared best the lead merged last
+        self.repo: set[str] = set()          # the variants merged: a source of each is the team's to start from
         self.said: set[str] = set()          # the wordings said so far (`word`)
 
     # ------------------------------------------------------------------ setup
@@ -152,17 +171,30 @@ class _Episode:
         return [a for a in self.specialists if a.role == role]
 
     # ------------------------------------------------------------------ messages
+    def _aimed_pace(self) -> float:
+        """The team's pace (see PACE_MIN): its aimed horizon over what its budget of messages takes at pace 1."""
+        return max(PACE_MIN, 3600 * self.hours / (PACE_1_S_PER_MESSAGE[self.scenario] * self.budget))
+
     def _think(self, median: float) -> float:
+        """Seconds of a coordination message's thinking (at the pace of the duration model's medians)."""
         return median * float(np.exp(0.5 * self.rng.standard_normal()))
 
-    def say(self, agent: Agent, kind: str, content: str, **extra) -> dict:
-        """A coordination message now (after the round): reward 0."""
-        self.now = max(self.now, agent.t) + self._think(LEAD_THINK_S if agent is self.lead else 25.0)
-        agent.t = self.now
-        msg = {"role": agent.role, "agent": agent.id, "kind": kind, "content": content, "t": self.now,
-               "reward": 0.0, **extra}
-        self.messages.append(msg)
+    def post(self, t: float, msg: dict, agent: Agent | None = None, outcome: Outcome | None = None,
+             status: str | None = None) -> dict:
+        """Queue `msg`, at `t` on the timeline, for the round's end (`close_round`), which puts it in time order."""
+        msg["t"] = t
+        self.pending.append((t, msg, agent, outcome, status))
         return msg
+
+    def say(self, agent: Agent, kind: str, content: str, **extra) -> dict:
+        """A coordination message (reward 0), once its speaker is free and the team's last one is out. An
+        assignment (dispatch, redirect, handoff) costs its speaker's time and starts its recipient's work; the rest
+        of the team does not wait for it, so a lead's round of dispatches keeps no agent from starting."""
+        think = self._think(LEAD_THINK_S if agent is self.lead else 25.0)
+        t = self.timeline.step(ASSIGN, agent.slot, think, self.slots[extra["to"]]) if kind in ASSIGNMENTS \
+            else self.timeline.step(SAY, agent.slot, think)
+        return self.post(t, {"role": agent.role, "agent": agent.id, "kind": kind, "content": content, "t": None,
+                                "reward": 0.0, **extra})
 
     def word(self, agent: Agent, wordings: list[str]) -> str:
         """One of `wordings` (the same facts, as different engineers put them: `wording`) as `agent` says it, among
@@ -182,12 +214,10 @@ class _Episode:
         then = PLAN_WORDS[int(self.rng.integers(len(PLAN_WORDS)))]
         self.say(self.lead, "plan", f"{opening.format(task=task_label(self.wb.fields))} {then} {body}")
 
-    def queue_candidate(self, agent: Agent, tag: str, params: dict, text: str) -> dict:
+    def queue_candidate(self, agent: Agent, t: float, tag: str, params: dict, text: str) -> dict:
         """The agent's candidate inside a round, at its own clock (kept in time order at the round's end)."""
-        msg = {"role": agent.role, "agent": agent.id, "kind": "candidate", "content": text, "t": agent.t,
-               "reward": 0.0, "variant": tag, "params": dict(params)}
-        self.pending.append((agent.t, msg, None, None, None))
-        return msg
+        return self.post(t, {"role": agent.role, "agent": agent.id, "kind": "candidate", "content": text,
+                                "t": None, "reward": 0.0, "variant": tag, "params": dict(params)})
 
     def write(self, agent: Agent, tag: str, params: dict, kind: str,
               outcome: Outcome | None = None) -> tuple[Outcome, float, dict]:
@@ -199,23 +229,22 @@ class _Episode:
             outcome = self.wb.submit(tag, params, self.rng, fault=fault, style=agent.style,
                                      replaces=agent.last_code if kind == "fix" else None)
         agent.last_code = outcome.source.text
-        think, machine = clock.step_cost(self.rng, kind, self.task.impl, outcome.lines, outcome.expected.status,
+        # a variant the agent has no source of (its own, handed to it, merged) it writes whole, whatever the edit
+        timed = kind if tag in agent.sources or tag in self.repo else "new_variant"
+        agent.sources.add(tag)
+        think, machine = clock.step_cost(self.rng, timed, self.task.impl, outcome.lines, outcome.expected.status,
                                          outcome.time_ms)
-        agent.t = max(agent.t, self.now) + think
+        t = self.timeline.step(WRITE, agent.slot, max(think, think_floor_s(timed, outcome.lines)))
         self.sent.add(_key(tag, params))
-        return outcome, machine, self.queue_candidate(agent, tag, params, outcome.source.text)
+        return outcome, machine, self.queue_candidate(agent, t, tag, params, outcome.source.text)
 
     def run(self, agent: Agent, outcome: Outcome, machine: float, candidate: dict) -> Outcome:
         """The env builds and runs a written candidate, after anything said about it since; the result's reward
         waits for the round."""
-        start = max(agent.t, self.now)
-        agent.t = start + machine
-        self.builds.append((start, agent.t))
         status = "unsupported_arch" if outcome.expected.kind in ARCH_KINDS else outcome.expected.status
-        env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": agent.t, "reward": 0.0,
-               "to": agent.id, "variant": outcome.tag, "status": status, "time_ms": outcome.time_ms,
-               "ref": candidate}
-        self.pending.append((agent.t, env, agent, outcome, status))
+        env = {"role": "env", "agent": "env", "kind": "result", "content": "", "t": None, "reward": 0.0,
+               "to": agent.id, "variant": outcome.tag, "status": status, "time_ms": outcome.time_ms, "ref": candidate}
+        self.post(self.timeline.step(RUN, agent.slot, machine), env, agent, outcome, status)
         agent.last_result = env
         return outcome
 
@@ -231,12 +260,13 @@ class _Episode:
         self.pending.sort(key=_pending_time)         # stable: same-time messages stay in the order they were queued
         for _, msg, agent, outcome, status in self.pending:
             if outcome is None:
-                self.sent_best[id(msg)] = self.best_ms
+                if msg["kind"] == "candidate":
+                    self.sent_best[id(msg)] = self.best_ms
             else:
                 time_ms = outcome.time_ms
                 msg["reward"] = rewards.result_reward(status, time_ms, self.sent_best.pop(id(msg["ref"])))
                 best_before = self.best_ms if self.best is not None else None
-                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _fit_clock
+                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _stamp
                 self.results += 1
                 agent.results += 1
                 if status == "launch_error":
@@ -259,7 +289,7 @@ class _Episode:
             if msg is self.best_result:
                 self.announce_best()
         if self.pending:
-            self.now = max(self.now, self.pending[-1][0])    # the last in time order
+            self.timeline.step(CLOSE)    # the team waits for the last in time order
             self.pending.clear()
 
     def announce_best(self) -> None:
@@ -423,9 +453,9 @@ class _Episode:
         ranked = sorted((a for a in self.specialists if a.best), key=lambda a: (a.best.time_ms, a.id))
         lines = [f"{i}. {a.id} {ms_text(a.best.time_ms)} ms ({a.best.tag} {params_text(a.best.params)})"
                  for i, a in enumerate(ranked, 1)]
-        self.now += self._think(5.0)
-        self.messages.append({"role": "env", "agent": "env", "kind": "leaderboard", "t": self.now, "reward": 0.0,
-                              "content": "leaderboard (best time per agent):\n" + ("\n".join(lines) or "(empty)")})
+        self.post(self.timeline.step(BOARD, seconds=self._think(5.0)),
+                  {"role": "env", "agent": "env", "kind": "leaderboard", "t": None, "reward": 0.0,
+                   "content": "leaderboard (best time per agent):\n" + ("\n".join(lines) or "(empty)")})
         self.board_passed = self.passed
 
     def board_for_lead(self) -> None:
@@ -443,6 +473,7 @@ class _Episode:
                                                   f"{self.baseline / b.time_ms:.2f}", ms_text(self.baseline),
                                                   b is self.merged))
         self.merged = b
+        self.repo.add(b.tag)
         self.say(self.lead, "merge", text, to=owner.id, variant=b.tag, params=dict(b.params), time_ms=b.time_ms,
                  ref=self.best_result)
 
@@ -472,6 +503,7 @@ class _Episode:
     def handoff(self, giver: Agent, tuner: Agent, kernel: Outcome, result: dict) -> None:
         """`giver` hands its passing `kernel` (measured in `result`) to `tuner`, which tunes that variant next."""
         tuner.assign(kernel.tag, [kernel.params])
+        tuner.sources.add(kernel.tag)
         text = self.word(giver, wording.handoff(giver.id, tuner.id, kernel.tag, params_text(kernel.params),
                                                 ms_text(kernel.time_ms)))
         self.say(giver, "handoff", text, to=tuner.id, variant=kernel.tag, params=dict(kernel.params), ref=result)
@@ -906,9 +938,16 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     """One episode row (DESIGN.md "Row formats"), without its id (which depends on its siblings: see ids)."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
-    ep = _Episode(task, scenario, rng)
-    _PLAYS[scenario](ep)
-    _fit_clock(ep)
+    start = copy.deepcopy(rng)      # to play it again at another pace
+    ep = _played(task, scenario, rng)
+    for _ in range(PLAYS - 1):
+        hours = ep.messages[-1]["t"] / 3600
+        if HOURS_RANGE[0] < hours < HOURS_RANGE[1]:
+            break
+        # outside the card's range: the same team at the pace that lands on its aim (the end is mostly think
+        # time, which the pace scales)
+        ep = _played(task, scenario, copy.deepcopy(start), max(PACE_MIN, ep.timeline.pace * ep.hours / hours))
+    _stamp(ep)
     _link(ep.messages)
     fields = ep.wb.fields
     return {
@@ -921,15 +960,18 @@ def simulate_episode(task, scenario: str, rng: np.random.Generator) -> dict:
     }
 
 
-def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Overlapping (start, end) spans merged, in order."""
-    out: list[list[float]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return [(start, end) for start, end in out]
+def think_floor_s(kind: str, lines: int) -> float:
+    """The least seconds an agent takes over a candidate of this kind and length: the duration model's median at
+    PACE_MIN, THINK_FLOOR_SIGMAS deviations below (`write` holds its draws to it; the `write_time` rule checks it)."""
+    return PACE_MIN * clock.think_median_s(kind, lines) * math.exp(-THINK_FLOOR_SIGMAS * clock.THINK_SIGMA)
+
+
+def _played(task, scenario: str, rng: np.random.Generator, pace: float | None = None) -> _Episode:
+    """The episode played out at `pace` (None: `_aimed_pace`), its last round closed."""
+    ep = _Episode(task, scenario, rng, pace=pace)
+    _PLAYS[scenario](ep)
+    ep.close_round()
+    return ep
 
 
 def rebench(time_ms: float, z: float) -> float:
@@ -947,35 +989,15 @@ def _link(messages: list[dict]) -> None:
             m["ref"] = position[id(m["ref"])]
 
 
-def _fit_clock(ep: _Episode) -> None:
-    """Stretch the shared clock to the episode's horizon (1-5 h: the team's pace, not the machine's, sets how
-    long a campaign runs), keeping the order of events; 0.1 s resolution. Only time when no build runs is
-    stretched: a compile and benchmark lasts its machine seconds (`clock.step_draws`), as in kernelinfer."""
-    total = ep.messages[-1]["t"]
-    hours = _clip(float(np.exp(np.log(HORIZON_MEDIAN_H) + 0.4 * ep.rng.standard_normal())),
-                  HOURS_RANGE[0] + 0.02, HOURS_RANGE[1] - 0.02)
-    busy = _union(ep.builds)
-    busy_s = sum(end - start for start, end in busy)
-    # the idle time's factor; a team whose builds alone fill the horizon (none in the default folders) keeps
-    # a tenth of its idle time
-    scale = max(3600 * hours - busy_s, 0.1 * (total - busy_s)) / (total - busy_s)
-    previous = covered = 0.0        # `covered`: busy seconds before the current message
-    k = 0
+def _stamp(ep: _Episode) -> None:
+    """Each message's time to 0.1 s (rounding keeps the order), and each result's RESULT line, which states it."""
     for m in ep.messages:
-        raw = m["t"]
-        while k < len(busy) and busy[k][1] <= raw:
-            covered += busy[k][1] - busy[k][0]
-            k += 1
-        inside = raw - busy[k][0] if k < len(busy) and busy[k][0] < raw else 0.0
-        x = raw * scale + (covered + inside) * (1 - scale)
+        x = m["t"]
         x10 = x * 10
         tenths = round(x10)
         # round(x, 1), which rounds x's exact value: the same float as tenths / 10 unless x10 (rounded once)
         # lies within its rounding error of a half; there round itself decides (~2x cheaper on ~180,000 times)
-        t = tenths / 10 if -0.49 < x10 - tenths < 0.49 else round(x, 1)
-        if t < previous:
-            t = previous
-        m["t"] = previous = t
+        t = m["t"] = tenths / 10 if -0.49 < x10 - tenths < 0.49 else round(x, 1)
         if m["kind"] == "result":
             m["content"] = f"{result_line(t, m['status'])}\n{m['content']}"
 

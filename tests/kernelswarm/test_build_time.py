@@ -1,4 +1,4 @@
-"""A build lasts its machine seconds: fitting an episode to its horizon stretches only the time no build runs, so a
+"""A build lasts its machine seconds: the team's pace scales think time only (`timeline`), so a
 result comes `clock.machine_range` seconds after its candidate (before: the whole clock was stretched, by 0.7-14x,
 median 3.6x; a CUDA compile and benchmark took a median 109 s in a 600-episode folder, 29 s in kernelinfer's model);
 the `build_time` rule reports a row where one does not."""

@@ -11,7 +11,9 @@ from generator.check import semantic
 from generator.kernelswarm.checks import row_checks_pass
 from generator.kernelswarm.plan import episode
 
-RESENT = (0, 600, 100, 274)     # (seed, episodes, holdout, index): the episode whose a01 resent its broken code
+# (seed, episodes, holdout, index): an episode with a fix. Episode 274 was the one whose a01 resent its broken code;
+# since the team's clock draws its horizon first (Unreleased), its draws differ and it holds no fix, 272 holds two
+RESENT = (0, 600, 100, 272)
 
 
 @pytest.fixture(scope="module")

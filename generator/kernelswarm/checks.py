@@ -697,13 +697,16 @@ def _tune_within_reach(row):
     return None
 
 
+_ROUND_READ = frozenset({"leaderboard", "merge"})    # posted once the lead has read a round's results
+
+
 def hopeless_candidate(row) -> int | None:
     """The index of the first candidate of a variant out of reach of the team's best, None when there is none. A
-    team reads results as a round closes, and rounds are not marked: what it knew when it wrote a candidate holds at
-    least the results before the latest message outside a round (coordination, a leaderboard; not the env's
-    `new_best` notice, posted as a result lands) and at most those before the candidate. So the variant must have
-    run ok in the first, and its fastest time over the second is held against the best of the first: a candidate
-    flagged so was out of reach whatever its author had read."""
+    team reads results as a round closes, and rounds are not marked (a round's dispatches interleave with its first
+    results in time order): what it knew when it wrote a candidate holds at least the results before the latest
+    leaderboard or merge (what the lead posts once it has read a round) and at most those before the candidate. So
+    the variant must have run ok in the first, and its fastest time over the second is held against the best of
+    the first: a candidate flagged so was out of reach whatever its author had read."""
     known, seen = Reach(row, row["baseline_ms"]), Reach(row)
     unread: list[tuple[str, float]] = []     # ok results since the latest message outside a round
     for i, m in enumerate(row["messages"]):
@@ -715,7 +718,7 @@ def hopeless_candidate(row) -> int | None:
             if m["status"] == "ok":
                 unread.append((m["variant"], m["time_ms"]))
                 seen.saw(m["variant"], m["time_ms"])
-        elif unread and kind != "new_best":     # the env's notice comes inside a round, not between two
+        elif unread and kind in _ROUND_READ:
             for tag, time_ms in unread:
                 known.saw(tag, time_ms)
             unread.clear()

@@ -38,14 +38,14 @@ def test_an_assignment_starts_its_recipient_and_holds_no_one_else():
 
 
 def test_first_agents_write_while_the_lead_is_still_dispatching(rows):
-    """In the first round (the plan's dispatches, candidates and results, up to the first message of another kind),
-    a candidate comes before the lead's last dispatch in most episodes of 4 agents or more: before, every agent
-    started after the last one."""
+    """In the first round (the plan's dispatches, candidates, results and new-best notices, up to the first message of
+    another kind), a candidate comes before the lead's last dispatch in most episodes of 4 agents or more: before,
+    every agent started after the last one."""
     early = big = 0
     for row in rows:
         kinds = []
         for m in row["messages"][1:]:
-            if m["kind"] not in ("dispatch", "candidate", "result"):
+            if m["kind"] not in ("dispatch", "candidate", "result", "new_best"):
                 break
             kinds.append(m["kind"])
         if kinds.count("dispatch") >= 4:

@@ -22,19 +22,22 @@ def rows() -> list[dict]:
 
 
 def _left_behind(rows):
-    """(row, i, variant) where message i is a candidate right after a message outside a round (what the team read
-    then is every result before it) and `variant` ran but is out of reach of the team's best by then."""
+    """(row, i, variant) where message i is a candidate with no ok result since the latest leaderboard or merge (what
+    the team read then is every result before it) and `variant` ran but is out of reach of the team's best by then."""
     for row in rows:
         bench = Workbench(reports.task_of(row))
-        fastest, best = {}, row["baseline_ms"]
+        fastest, best, read = {}, row["baseline_ms"], False
         for i, m in enumerate(row["messages"]):
-            if m["kind"] == "candidate" and row["messages"][i - 1]["kind"] not in ("candidate", "result"):
+            if m["kind"] in ("leaderboard", "merge"):
+                read = True
+            elif m["kind"] == "candidate" and read:
                 behind = [tag for tag, time in fastest.items() if bench.out_of_reach(tag, time, best)]
                 if behind:
                     yield row, i, behind[0]
-            if m["kind"] == "result" and m["status"] == "ok":
+            elif m["kind"] == "result" and m["status"] == "ok":
                 fastest[m["variant"]] = min(fastest.get(m["variant"], m["time_ms"]), m["time_ms"])
                 best = min(best, m["time_ms"])
+                read = False
 
 
 def test_teams_leave_variants_out_of_reach_and_never_tune_them(rows):

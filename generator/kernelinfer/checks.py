@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import re
+from difflib import SequenceMatcher
 from itertools import zip_longest
 
 from generator.catalog.hardware import GPUS
@@ -221,7 +222,8 @@ def _arch_gating(row):
 
 
 @CHECKS.check("fix_follows_error", "a fix step follows a failed step, resubmits its variant and params, and changes "
-              "its code (the same code would build to the same result)")
+              "its code (the same code would build to the same result), only on the lines its parent broke (where "
+              "the parent differs from the variant's code as an ok step shows it)")
 def _fix(row):
     trace, messages = row["trace"], row["messages"]
     for i, t in enumerate(trace):
@@ -233,6 +235,36 @@ def _fix(row):
                 return f"step {t['step']}: fix changes variant or params"
             if messages[2 * i + 2]["content"] == messages[2 * i]["content"]:
                 return f"step {t['step']}: fix resends the broken code unchanged"
+            stray = _stray_edit(row, i)
+            if stray is not None:
+                return f"step {t['step']}: fix edits line {stray + 1} of its parent, which the parent had right"
+
+
+def _stray_edit(row, i: int) -> int | None:
+    """The first 0-based line of step i's parent (a fix's) that the fix edits outside the lines the parent broke,
+    None when there is none or the variant's code is not known. The parent broke the lines on which it differs
+    from the variant's code as the session shows it: an ok step of the variant (no mistake passes), this
+    configuration's if one other than the fix is ok, else another's (a tune changes constant lines only, so they
+    count as broken too). A fix that fails again has its mistake on the lines it retypes (retyped.retyped_mistake):
+    a second hunk is an edit nothing motivated."""
+    trace, messages = row["trace"], row["messages"]
+    fix = trace[i]
+    clean = [k for k, t in enumerate(trace) if t["status"] == "ok" and t["tag"] == fix["tag"] and k != i]
+    if not clean:
+        return None
+    same = [k for k in clean if trace[k]["params"] == fix["params"]]
+    parent = messages[2 * i]["content"].split("\n")
+    broken = _changed(parent, messages[2 * (same or clean)[0] + 2]["content"].split("\n"))
+    for start, end in _changed(parent, messages[2 * i + 2]["content"].split("\n")):
+        if not any(a <= start and end <= b for a, b in broken):
+            return start
+    return None
+
+
+def _changed(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """[start, end) of each run of lines of `a` that `b` replaces or deletes (start == end: where `b` inserts)."""
+    return [(i1, i2) for op, i1, i2, _j1, _j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+            if op != "equal"]
 
 
 @CHECKS.check("tune_within_reach", "no tune step tunes a variant whose fastest ok time so far is further behind the "
@@ -323,7 +355,8 @@ def _session_checks_pass(row) -> bool:
                 running = time
         if t["kind"] == "fix" and (prev is None or prev["status"] == "ok"
                                    or (prev["tag"], prev["params"]) != (t["tag"], t["params"])
-                                   or messages[2 * step]["content"] == messages[2 * step - 2]["content"]):
+                                   or messages[2 * step]["content"] == messages[2 * step - 2]["content"]
+                                   or _stray_edit(row, step - 1) is not None):
             return False
         prev = t
     best = row["best"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from generator.catalog.hardware import GPUS
 from generator.kernels import Source, Style, render, triton_dot
 from generator.kernels.fault_families import inject_like
 from generator.kernels.faults import OK, Expected, NoFaultSite, expect_clean
+from generator.kernels.retyped import retyped_mistake
 from generator.catalog.ops import OPS
 from generator.catalog.variants import Refusal, launch_refusal, legal_on, variants_for
 
@@ -220,17 +221,24 @@ class Workbench:
         return hit
 
     def submit(self, tag: str, params: dict, rng: np.random.Generator, *, fault: bool = False,
-               p_wrong: float = 0.17, style: Style | None = None, replaces: str | None = None) -> Outcome:
+               p_wrong: float = 0.17, style: Style | None = None, replaces: str | None = None,
+               avoid: frozenset[str] = frozenset()) -> Outcome:
         """Build and run one candidate written in `style` (default: the bench's); with `fault`, the author's edit
         carries a mistake (when one fits), made in the styled text (never pass it for a `tune` edit: constants only,
         whose new values' failures are the clean render's, see EDIT_FAULTS). `replaces`: the broken source a fix
-        replaces; a mistake that would give it back is not made (the same code would build to the same result: a
-        fix changes the broken lines)."""
+        replaces; the fix's mistake is made only on the lines it retypes (retyped.retyped_mistake: a typo there,
+        another wrong correction of the same expression; none there: the fix succeeds), and never gives the
+        broken source back (the same code would build to the same result: a fix changes the broken lines).
+        `avoid`: fault kinds the author has fixed before; each is passed over half the time (a new edit's
+        mistake)."""
         style = style or self.style
         source, expected, model = self._clean(tag, params, style)
         lines = self._lines.get((tag, style)) or self._lines.setdefault((tag, style), _line_count(source))
         if fault and expected.status == "ok":
-            edited = self._edit_mistake(tag, params, source, rng, p_wrong, style, lines)
+            if replaces is None:
+                edited = self._edit_mistake(tag, params, source, rng, p_wrong, style, lines, avoid)
+            else:
+                edited = retyped_mistake(source, replaces, rng, partial(self._changes_result, tag=tag, params=params))
             if edited is not None and edited[0].text != replaces:
                 source, expected, lines = edited
         time_ms = None
@@ -241,11 +249,9 @@ class Workbench:
         return Outcome(tag, dict(params), source, expected, time_ms, lines)
 
     def _edit_mistake(self, tag: str, params: dict, source: Source, rng: np.random.Generator, p_wrong: float, style,
-                      lines: int):
-        """A mistake of a random kind that has a site in `source` and changes what the candidate does: a grid
-        that rounds down is one only where it leaves a tail uncomputed for this task and `params` (grid_tail), a wrong
-        stride only where it moves a modelled output axis's addresses at this task's shape (stride_shift), a dropped
-        scale only where the scale is not 1 (UNIT_SCALE_KERNELS)."""
+                      lines: int, avoid: frozenset[str]):
+        """A mistake of a random kind that has a site in `source` and changes what the candidate does
+        (_changes_result); a kind in `avoid` is passed over half the time."""
         impl = self.task.impl
         kinds = list(WRONG_FAULTS[impl] if rng.random() < p_wrong else COMPILE_FAULTS[impl])
         rng.shuffle(kinds)      # the swaps (and draws) of rng.permutation(len(kinds)), without building an array
@@ -254,16 +260,26 @@ class Workbench:
         families = ((self.task.op, impl, tag, lines, style), (self.task.op, impl, tag, self.task.dtype, style))
         for kind in kinds:
             if kind == "dropped_scale" and (self.task.op, impl) in UNIT_SCALE_KERNELS:
+                continue        # (before its draw: _changes_result refuses it)
+            if kind in avoid and rng.random() < 0.5:
                 continue
             try:
                 edited = inject_like(source, kind, rng, *families)
             except NoFaultSite:
                 continue
-            if kind in feedback.REGION_KINDS and not feedback.failure_region(self.task, edited[1], self.by_tag[tag],
-                                                                             params):
-                continue
-            return edited
+            if self._changes_result(kind, edited[1], tag, params):
+                return edited
         return None
+
+    def _changes_result(self, kind: str, expected: Expected, tag: str, params: dict) -> bool:
+        """Whether a made fault changes what the candidate does: a grid that rounds down only where it leaves a
+        tail uncomputed for this task and `params` (grid_tail), a wrong stride only where it moves a modelled output
+        axis's addresses at this task's shape (stride_shift), a dropped scale only where the scale is not 1
+        (UNIT_SCALE_KERNELS)."""
+        if kind == "dropped_scale" and (self.task.op, self.task.impl) in UNIT_SCALE_KERNELS:
+            return False
+        return kind not in feedback.REGION_KINDS or bool(feedback.failure_region(self.task, expected,
+                                                                                 self.by_tag[tag], params))
 
     def feedback(self, outcome: Outcome, best_ms: float | None, rng: np.random.Generator) -> str:
         """The harness report for `outcome` (the text after the RESULT line)."""

@@ -89,6 +89,7 @@ class Agent:
     style: Style | None = None       # how this agent writes code, the whole episode
     last_code: str = ""              # the source of the agent's latest candidate (a fix never sends it again)
     sources: set[str] = field(default_factory=set)   # the variants it has a source of: written by it or handed to it
+    fixed: frozenset[str] = frozenset()   # the kinds of editing mistake it has fixed (Workbench.submit's `avoid`)
     voice: np.random.Generator | None = None   # its choice of words (`_Episode.word`), spawned on first use
 
     def assign(self, tag: str, configs: list[dict]) -> None:
@@ -227,7 +228,7 @@ class _Episode:
             # (a tune edit, constants only, carries no mistake: what its values break is the clean render's outcome)
             fault = kind != "tune" and self.rng.random() < _fault_chance(agent)
             outcome = self.wb.submit(tag, params, self.rng, fault=fault, style=agent.style,
-                                     replaces=agent.last_code if kind == "fix" else None)
+                                     replaces=agent.last_code if kind == "fix" else None, avoid=agent.fixed)
         agent.last_code = outcome.source.text
         # a variant the agent has no source of (its own, handed to it, merged) it writes whole, whatever the edit
         timed = kind if tag in agent.sources or tag in self.repo else "new_variant"
@@ -402,6 +403,7 @@ class _Episode:
         agent.fresh = False
         out = self.run(agent, *written)
         if out.expected.kind in EDIT_FAULTS and self.room(4):
+            agent.fixed |= {out.expected.kind}
             out = self.attempt(agent, tag, params, "fix")
         return out
 
@@ -811,7 +813,8 @@ def _best_before(ep: _Episode, result: dict) -> float:
 
 def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
     params = ep.wb.defaults(tag)
-    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style)
+    cand = ep.wb.submit(tag, params, ep.rng, fault=ep.rng.random() < _fault_chance(proposer), style=proposer.style,
+                        avoid=proposer.fixed)
     # The reviewer knows the task's GPU and reads the features the code uses: it always sends back a variant the GPU
     # lacks one for (the `review_arch` rule); what it may miss is an editing mistake, as people do.
     lacks = ep.wb.by_tag[tag].requires_for(ep.task.dtype) - ep.wb.gpu.features
@@ -828,6 +831,7 @@ def _pipeline_stage(ep, proposer, reviewer, verifier, tuners, tag) -> None:
                ref=written[2])
         if lacks:
             return
+        proposer.fixed |= {cand.expected.kind}
         out = ep.work(proposer, tag, params, "fix")
     else:
         lines = len(written[2]["content"].splitlines())

@@ -11,7 +11,7 @@ import pytest
 from generator.catalog.ops import OPS
 from generator.catalog.tasks import make_task
 from generator.kernelswarm import review
-from generator.kernelswarm.episode import simulate_episode
+from generator.kernelswarm.episode import Agent, _catch_chance, simulate_episode
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import Workbench
 
@@ -37,20 +37,24 @@ def _reviewed_typos(row) -> list[tuple[float, bool]]:
 
 
 def test_more_skilled_reviewers_catch_a_larger_share_of_typos():
+    """The draw itself: a reviewer's catch chance grows with its skill over the whole range agents are drawn in
+    (0.6-1.4), a typo half the time at skill 1. Row counts cannot pin the slope in a test's budget: 1,200 pipelines
+    hold ~400 reviewed typos, whose catch shares above and below skill 1 differ by 0.07-0.14 over seeds either way."""
+    skills = np.linspace(0.6, 1.4, 9)
+    typo = [_catch_chance(Agent("a01", "reviewer", s), "compile_error") for s in skills]
+    wrong = [_catch_chance(Agent("a01", "reviewer", s), "wrong_result") for s in skills]
+    assert all(b > a for a, b in zip(typo, typo[1:])) and all(b > a for a, b in zip(wrong, wrong[1:]))
+    assert typo[4] == pytest.approx(0.5) and 0 < wrong[0] < typo[0] and typo[-1] < 1
+
+
+def test_reviewers_both_catch_and_miss_typos_as_the_rows_show():
     typos = []
     for j, (op, gpu) in enumerate(_TASKS):
         task = make_task(op, "cuda", gpu, OPS[op].dtypes[0], OPS[op].shapes[0])
-        for i in range(300):
+        for i in range(100):
             typos += _reviewed_typos(simulate_episode(task, "pipeline", rng_for(0, j, i)))
-    low = [caught for skill, caught in typos if skill < 1.0]
-    high = [caught for skill, caught in typos if skill >= 1.0]
-    assert len(low) > 100 and len(high) > 100, (len(low), len(high))
-    # a catch chance proportional to skill: ~0.45 below 1, ~0.55 above (here 0.42, 0.62); with 0.6.7's fixed 0.5
-    # the same episodes give 0.46 and 0.57 by chance, so the skills behind catches and misses are compared too:
-    # proportional, they differ by ~0.034 (here 0.041); fixed, by chance alone (here 0.014, -0.012 to 0.014 over
-    # seeds 0-3)
-    assert np.mean(high) - np.mean(low) > 0.08, (np.mean(low), np.mean(high))
-    assert np.mean([s for s, c in typos if c]) - np.mean([s for s, c in typos if not c]) > 0.02
+    caught = [c for _s, c in typos]
+    assert len(caught) > 60 and 0.25 < np.mean(caught) < 0.75, (len(caught), np.mean(caught))
 
 
 @pytest.fixture(scope="module")

@@ -172,7 +172,9 @@ class Workbench:
         such a variant cannot catch up by tuning (beyond the timing noise): an engineer stops tuning it.
         Configurations a compiler refuses for other reasons (a static array past 48 KB) count too: they only widen
         the bound. The spread is read one configuration at a time until it covers the gap (one perf-model call
-        each; the whole grid only for a variant out of reach), and the best's own variant never reads it."""
+        each, from the grid's ends inwards: _ends_first; the whole grid only for a variant out of reach), and the
+        best's own variant never reads it. Reading more only widens the spread, so the answer is the whole grid's
+        whatever the order."""
         if fastest_ms <= best_ms:
             return False
         state = self._spread.get(tag)
@@ -189,9 +191,10 @@ class Workbench:
         return not fastest_ms <= hi / lo * best_ms
 
     def _model_times(self, tag: str):
-        """The model times of variant `tag`'s configurations that launch here, clamped to the ceiling (lazily)."""
+        """The model times of variant `tag`'s configurations that launch here, clamped to the ceiling (lazily, in
+        _ends_first order)."""
         v, ceiling = self.by_tag[tag], self.ceiling
-        return (max(perf.time_ms(self.task, v, p), ceiling) for p in _grid(v)
+        return (max(perf.time_ms(self.task, v, p), ceiling) for p in _ends_first(v)
                 if not self.over_limit(tag, tuple(p.items())))
 
     def model_ms(self, tag: str, params: dict) -> float | None:
@@ -298,6 +301,15 @@ def _line_count(source: Source) -> int:
 @lru_cache(maxsize=None)
 def _grid(variant) -> list[dict]:
     return variant.all_params()
+
+
+@lru_cache(maxsize=None)
+def _ends_first(variant) -> tuple[dict, ...]:
+    """The variant's grid from both ends inwards (first, last, second, second to last, ...): the first and last take
+    each parameter's first and last value, so out_of_reach's spread covers a gap after fewer configurations than in
+    product order (300 sessions: 7,585 model times instead of 11,459, 9,014 launch checks instead of 12,594)."""
+    grid = _grid(variant)
+    return tuple(grid[k // 2] if k % 2 == 0 else grid[-1 - k // 2] for k in range(len(grid)))
 
 
 @lru_cache(maxsize=None)

@@ -118,3 +118,28 @@ def test_a_drawn_dropped_scale_is_reported_from_the_scale_it_drops():
             if op == "fp8_blockwise_gemm":
                 operand = re.search(r"decode_([ab])\(", out.expected.message)[1]
                 assert f"{operand}_scale missing on" in text and "out / ref =" not in text
+
+
+def test_out_of_reach_answers_for_the_whole_grid_whatever_was_read_before():
+    """out_of_reach reads a variant's model times lazily (_ends_first order) until their spread covers the gap: its
+    answer is the whole grid's spread (of the configurations that launch), on a fresh bench and on one that read
+    for smaller gaps before."""
+    from generator.catalog import perf
+    from generator.catalog.tasks import all_tasks
+    from generator.sim.workbench import Workbench
+    firsts = {}
+    for t in all_tasks():
+        firsts.setdefault((t.op, t.impl), t)
+    for task in list(firsts.values())[::5]:
+        again = Workbench(task)
+        for v in again.variants:
+            if not again.legal[v.tag]:
+                continue
+            times = [max(perf.time_ms(task, v, p), again.ceiling) for p in again.grid(v.tag)
+                     if not again.over_limit(v.tag, tuple(p.items()))]
+            if not times:
+                continue
+            spread = max(times) / min(times)
+            for gap in sorted({1 + (spread - 1) * f for f in (0.3, 0.999)} | {spread * 1.001, spread * 3}):
+                assert Workbench(task).out_of_reach(v.tag, gap, 1.0) == (gap > spread), (task, v.tag, gap)
+                assert again.out_of_reach(v.tag, gap, 1.0) == (gap > spread), (task, v.tag, gap)

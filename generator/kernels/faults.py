@@ -1064,7 +1064,9 @@ def _is_type_word(word: str) -> bool:
 # Without a leading `\s*` in the pattern: on the long blank runs of a code view that costs quadratic time. A member
 # scale (`op.a_scale[m]`, CUDA int8_gemm's store_c) counts where one name indexes it: a per-row or per-column scale
 # of the output; members indexed by a K block or by 0 (fp8_blockwise_gemm's loads, fp8_gemm's per-tensor pair) do not.
-_TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?"
+# The online softmax's correction factor (`alpha`, styled `rescale`: exp(m_old - m_new)) is no scale: deleting it is
+# another bug than a missing softmax scale (its error grows with the key tiles), and `failed_text` models none.
+_TIMES_SCALE = re.compile(r"\*\s*(?![Rr]escale)([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?"
                           r"|[A-Za-z_]\w*\.\w*[Ss]cale\w*\[\s*[A-Za-z_]\w*\s*\])(?![\w(])")
 
 
@@ -1106,7 +1108,7 @@ def _scale_sites(source: Source) -> list[Edit]:
         sites.append((start, end))
     for start, name_end in scale_names(code):     # `scale * x`: the factor and its `*`
         times = TIMES_AFTER.match(code, name_end)
-        if times is None or start > 0 and code[start - 1] == ".":
+        if times is None or start > 0 and code[start - 1] == "." or code.startswith(("rescale", "Rescale"), start):
             continue
         word, last = _word_before(code, start)
         if not _is_type_word(word) and not (word or (last and last in ")]")) and code[start - 1:start] not in "*/":

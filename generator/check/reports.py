@@ -73,13 +73,13 @@ def _benchmark(task, body: str, time_ms: float, baseline_ms: float, best_ms: flo
             "%.2f" % (best_ms / time_ms), ms_text(best_ms)):
         return f"{best_speedup}x vs best so far ({best} ms): the best before it is {best_ms} ms"
     bandwidth, tflops, compute, bound = perf.achieved_values(task, time_ms)
-    dram = GPUS[task.gpu].dram_gbps
+    dram, unit = GPUS[task.gpu].dram_gbps, perf.rate_unit(task)
     if bound == "memory":
-        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f TFLOPS" % (
-            bandwidth * dram, 100 * bandwidth, dram, tflops)
+        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f %s" % (
+            bandwidth * dram, 100 * bandwidth, dram, tflops, unit)
     else:
-        want = "%.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
-            tflops, 100 * compute, bandwidth * dram, 100 * bandwidth)
+        want = "%.1f %s = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
+            tflops, unit, 100 * compute, bandwidth * dram, 100 * bandwidth)
     if achieved != want:
         return f"achieved {achieved!r}: the op's bytes and flops over {time_ms} ms are {want!r}"
     return None

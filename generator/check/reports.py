@@ -13,6 +13,9 @@ import re
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
 from generator.catalog.tasks import Task
+from generator.catalog.variants import variants_for
+from generator.kernels import Source, full_params
+from generator.kernels.faults import expect_clean
 from generator.sim import correctness, grid_tail, stride_shift
 from generator.sim.feedback import ms_text
 
@@ -35,21 +38,26 @@ _RATIO = re.compile(r"out / ref = (\S+) at the first mismatch")    # a dropped s
 _BLOCK_SCALE = re.compile(r"(\w+) missing on (every K term|1 in (\d+) K terms) \(each (\d+)-value block's products "
                           r"times its own (\S+) / amax\)")
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
-_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
-_DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
+_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\Z", re.M)
+# what cudaGetErrorString returns for each error a refused launch gets (cudaErrorInvalidValue,
+# cudaErrorInvalidConfiguration, cudaErrorLaunchOutOfResources, cudaErrorNotSupported; printed by CUDA 13's runtime)
+CUDA_LAUNCH_ERRORS = frozenset({"invalid argument", "invalid configuration argument",
+                                "too many resources requested for launch", "operation not supported"})
 _TRITON_SMEM = re.compile(r"Required: (\d+), Hardware limit: (\d+)\.")
-_REGISTERS = re.compile(r"(\d+) registers x (\d+) threads > (\d+) per block")
 
 
-def problem(task, status: str, body: str, time_ms: float | None, baseline_ms: float, best_ms: float | None) -> str | None:
+def problem(task, status: str, body: str, time_ms: float | None, baseline_ms: float, best_ms: float | None,
+            config: tuple[str, dict, str] | None = None) -> str | None:
     """What is false in the report `body` (the text after its RESULT line) of a step of `task` with this status
-    and measured time, given the row's baseline and the best time before it (None where the report names none)."""
+    and measured time, given the row's baseline and the best time before it (None where the report names none);
+    `config`, the step's (variant tag, params, source): a CUDA refusal prints no figures, so its error string is
+    held to what the configuration's launch hits (faults.expect_clean)."""
     if status == "ok":
         return _benchmark(task, body, time_ms, baseline_ms, best_ms) or _passed(task, body)
     if status == "wrong_result":
         return _failed(task, body)
     if status == "launch_error":
-        return _refusal(task, body)
+        return _refusal(task, body, config)
     return None
 
 
@@ -234,19 +242,32 @@ def _tolerance_named(task, atol: float, rtol: float) -> str:
     return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
 
 
-def _refusal(task, body: str) -> str | None:
-    gpu = GPUS[task.gpu]
-    said = _RUNTIME.search(body)      # the error line, then the reason that starts with the error it is
-    if said is not None and said[1] != said[2]:
-        return f"the runtime reports {said[1]!r} for a refusal that is {said[2]!r}"
-    for pattern, limit in ((_DYN_SMEM, gpu.smem_dyn_max), (_TRITON_SMEM, gpu.smem_dyn_max)):
-        said = pattern.search(body)
-        if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):
-            return f"refuses {said[1]} bytes of shared memory against {said[2]}; {gpu.name} allows {limit} per block"
-    said = _REGISTERS.search(body)
-    if said is not None and (int(said[3]) != gpu.regs_per_sm or int(said[1]) * int(said[2]) <= gpu.regs_per_sm):
-        return f"{said[1]} registers x {said[2]} threads against {said[3]}; {gpu.name} has {gpu.regs_per_sm} per block"
+def _refusal(task, body: str, config: tuple[str, dict, str] | None) -> str | None:
+    """A refused CUDA launch prints the runtime's error string and nothing after it (no figures: cudaGetErrorString
+    has none), the one the configuration's launch gets; Triton's OutOfResources quotes its allocation against this
+    GPU's opt-in limit."""
+    said = _RUNTIME.search(body)
+    if said is None and "RuntimeError" in body:
+        return "a refused CUDA launch must end at the runtime's error string"
+    if said is not None and said[1] not in CUDA_LAUNCH_ERRORS:
+        return f"the runtime reports {said[1]!r}: cudaGetErrorString has no such text for a refused launch"
+    if said is not None and config is not None:
+        want = _launch_outcome(task, *config)
+        if want.message != f"CUDA error: {said[1]}":
+            return (f"the runtime reports {said[1]!r} for a configuration whose launch gets "
+                    f"{want.message or want.status!r}")
+    said = _TRITON_SMEM.search(body)
+    limit = GPUS[task.gpu].smem_dyn_max
+    if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):
+        return f"refuses {said[1]} bytes of shared memory against {said[2]}; {task.gpu} allows {limit} per block"
     return None
+
+
+def _launch_outcome(task, tag: str, params: dict, source: str):
+    """What the generator's model says the CUDA source with this configuration does on the task's GPU."""
+    variant = next(v for v in variants_for(task.op, task.impl, task.dtype) if v.tag == tag)
+    return expect_clean(Source(source, f"{task.op}_{tag}.cu", "cuda", GPUS[task.gpu].arch), task, variant,
+                        full_params(variant, params))
 
 
 def task_of(row: dict) -> Task:

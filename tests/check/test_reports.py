@@ -34,8 +34,9 @@ def _problem(row, i, text):
     """reports.problem for step i of `row` with its report replaced by `text` (the RESULT line kept)."""
     trace = row["trace"]
     best = min((t["time_ms"] for t in trace[:i] if t["time_ms"] is not None), default=None)
+    config = (trace[i]["tag"], trace[i]["params"], row["messages"][2 + 2 * i]["content"])
     return reports.problem(reports.task_of(row), trace[i]["status"], text.partition("\n")[2], trace[i]["time_ms"],
-                           row["baseline_ms"], best)
+                           row["baseline_ms"], best, config)
 
 
 def test_real_reports_pass(sessions):
@@ -94,10 +95,27 @@ def test_correctness_lies_are_named(sessions):
 
 
 def test_launch_limit_lies_are_named(sessions):
-    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "launch_error")
-                        if re.search(r"(> |Hardware limit: )\d+", t))
-    lie = _swap(text, r"(> |Hardware limit: )\d+", r"\g<1>1048576")
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "launch_error") if "Hardware limit: " in t)
+    lie = _swap(text, r"Hardware limit: \d+", "Hardware limit: 1048576")
     assert "allows" in _problem(row, i, lie)
+
+
+def test_a_cuda_launch_refusal_prints_only_the_runtime_error_string(sessions):
+    """cudaGetErrorString has no figures: 0.6.7 added "(invalid argument: 262144 bytes of dynamic shared memory >
+    232448 (cudaFuncAttributeMaxDynamicSharedMemorySize))" to every CUDA refusal (row audit); such a line, or an
+    error string the runtime has not, is named."""
+    row, i, text = next((r, i, t) for r, i, t in _steps(sessions, "launch_error") if "CUDA error: " in t)
+    error = re.search(r"CUDA error: (.*)$", text, re.M)[1]
+    assert text.endswith(f"RuntimeError: CUDA error: {error}") and error in reports.CUDA_LAUNCH_ERRORS
+    explained = text + "\n  (invalid argument: 262144 bytes of dynamic shared memory > 232448)"
+    assert "must end at the runtime's error string" in _problem(row, i, explained)
+    made_up = _swap(text, r"CUDA error: .*$", "CUDA error: out of shared memory")
+    assert "no such text" in _problem(row, i, made_up)
+    other = next(e for e in sorted(reports.CUDA_LAUNCH_ERRORS) if e != error)      # real, but not this launch's
+    swapped = copy.deepcopy(row)
+    swapped["messages"][3 + 2 * i]["content"] = _swap(text, r"CUDA error: .*$", f"CUDA error: {other}")
+    assert "whose launch gets" in _problem(row, i, swapped["messages"][3 + 2 * i]["content"])
+    assert any(p.startswith("report_numbers: step") for p in semantic.check("session", swapped))
 
 
 def test_both_datasets_run_the_rule(sessions):

@@ -49,10 +49,12 @@ class Expected:
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
-    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M";
-                             # wrong_stride: its product before and after, "m * N -> m * (N + 1)"; dropped_scale:
-                             # the line the factor is deleted from, stripped)
-    context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
+    message: str             # the first diagnostic line as printed; a wrong result's is what the models read and the
+                             # report never prints (truncated_grid: its floored "M / BLOCK_M"; wrong_stride: its
+                             # product before and after, "m * N -> m * (N + 1)"; dropped_scale: the line the factor
+                             # is deleted from, stripped)
+    context: str = ""        # what the tool prints after it (source line + caret, notes, further lines); a CUDA
+                             # launch refusal's figures behind the runtime's error string, never printed
     n_errors: int = 1        # nvcc's "N errors detected" count
 
 
@@ -1019,7 +1021,8 @@ def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:
 
 
 def _make_wrong_stride(source: Source, sites: list, choice: tuple):
-    """The edit, reported as the product before and after ("m * N -> m * (N + 1)": `stride_shift` reads it)."""
+    """The edit, and the product before and after as its Expected.message ("m * N -> m * (N + 1)": `stride_shift`
+    reads it; the report never prints it)."""
     m, _others, index = sites[choice[0]]
     stride = choice[1] or f"({m.group(1)} + 1)"
     product = f"{index} * {m.group(1)} -> {index} * {stride}" if index else ""

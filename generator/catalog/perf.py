@@ -107,6 +107,13 @@ def peak_path(task) -> str:
     return "fp16_cuda" if c.peak > c.cc_rate else "fp32_cuda"
 
 
+def rate_unit(task) -> str:
+    """The unit of the task's arithmetic rate: "TOPS" where its tensor-core math multiplies integers (int8 MMA),
+    else "TFLOPS" (weight-only int4 / int8 kernels widen the weights and multiply in fp16)."""
+    integer = OPS[task.op].compute_dtype(task.dtype) in ("int8", "int4")
+    return "TOPS" if integer and peak_path(task) == "tensor" else "TFLOPS"
+
+
 def bound(task) -> str:
     """"memory" or "compute": the side of the roofline the task sits on, the one every report of it leads with."""
     return _ctx(task).bound

@@ -632,8 +632,9 @@ def _registers_over(variant: Variant, params: Params, gpu: GPU, e: float, d: dic
 
 class Refusal(NamedTuple):
     """A launch limit a configuration hits: the cap (one name per limit the tools check; dynamic shared memory alone
-    and beside the static arrays share the opt-in cap), the figure over it, and the tool's text. What an engineer
-    who read the text must lower is the figure (Workbench.shrunk)."""
+    and beside the static arrays share the opt-in cap), the figure over it, and the tool's text (a CUDA refusal's:
+    the runtime's error string, then the figures behind it, which the report does not print). What an engineer who
+    reads the refusal must lower is the figure, worked out from the source (Workbench.shrunk)."""
     cap: str
     figure: int
     text: str

@@ -12,7 +12,11 @@ import re
 
 from generator.catalog import perf
 from generator.catalog.hardware import GPUS
+from generator.catalog.ops import OPS
 from generator.catalog.tasks import Task
+from generator.catalog.variants import variants_for
+from generator.kernels import Source, full_params
+from generator.kernels.faults import expect_clean
 from generator.sim import correctness, grid_tail, stride_shift
 from generator.sim.feedback import ms_text
 
@@ -23,33 +27,33 @@ _OK_FLOAT = re.compile(r"^correctness: ok \(max_abs_err = (\S+), max_rel_err = (
 _OK_COUNT = re.compile(r"^correctness: ok \((?:bit-exact|ids): (\d+) / (\d+) ", re.M)
 _FAIL_FLOAT = re.compile(r"^  max_abs_err = (\S+) \(atol = (\S+)\), max_rel_err = (\S+) \(rtol = (\S+)\)$", re.M)
 _FAIL_COUNT = re.compile(r"^  (?:mismatches|ids): (\d+) / (\d+) (?:differ )?\(([0-9.]+)%\), "
-                         r"first (?:bad index:|at index) (\d+);", re.M)
-# a truncated grid's region (correctness.failed_text): the axis's tail, where it repeats, the block size, the blocks
-_UNCOMPUTED = re.compile(r"not computed: the last (\d+) of (\d+) (\w+)(?: in each of (\d+) (\w+))? "
-                         r"\((\w+) = (\d+): the grid launches (\d+) blocks for \2\)")
-# a wrong stride's region (correctness.failed_text): the axis, where it repeats, the edit
-_MOVED = re.compile(r"wrong in all but the first of (\d+) (\w+)(?: in each of (\d+) (\w+))? \((.+?): the same "
-                    r"address only at index 0\)")
+                         r"first (?:bad index:|at index) (\d+)(?:;|$)", re.M)
+# where the mismatches lie (correctness.failed_text): the last indices of an output axis (a grid that rounds down
+# leaves them), or all of its indices but the first (a moved address); where the axis repeats
+_TAIL = re.compile(r"wrong only in the last (\d+) of (\d+) (\w+)(?: in each of (\d+) (\w+))?")
+_ALL_BUT_FIRST = re.compile(r"wrong in all but the first of (\d+) (\w+)(?: in each of (\d+) (\w+))?")
 _RATIO = re.compile(r"out / ref = (\S+) at the first mismatch")    # a dropped scale's (correctness.failed_text)
-# a dropped scale that varies along K (correctness.failed_text): its tensor, the K terms it leaves, its block
-_BLOCK_SCALE = re.compile(r"(\w+) missing on (every K term|1 in (\d+) K terms) \(each (\d+)-value block's products "
-                          r"times its own (\S+) / amax\)")
 _RERUNS = re.compile(r"varies run to run \(3 reruns: (\d+), (\d+), (\d+) mismatches\)")
-_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\n  \(([^:]*):", re.M)
-_DYN_SMEM = re.compile(r"(\d+) bytes of dynamic shared memory > (\d+) ")
+_RUNTIME = re.compile(r"^RuntimeError: CUDA error: (.*)\Z", re.M)
+# what cudaGetErrorString returns for each error a refused launch gets (cudaErrorInvalidValue,
+# cudaErrorInvalidConfiguration, cudaErrorLaunchOutOfResources, cudaErrorNotSupported; printed by CUDA 13's runtime)
+CUDA_LAUNCH_ERRORS = frozenset({"invalid argument", "invalid configuration argument",
+                                "too many resources requested for launch", "operation not supported"})
 _TRITON_SMEM = re.compile(r"Required: (\d+), Hardware limit: (\d+)\.")
-_REGISTERS = re.compile(r"(\d+) registers x (\d+) threads > (\d+) per block")
 
 
-def problem(task, status: str, body: str, time_ms: float | None, baseline_ms: float, best_ms: float | None) -> str | None:
+def problem(task, status: str, body: str, time_ms: float | None, baseline_ms: float, best_ms: float | None,
+            config: tuple[str, dict, str] | None = None) -> str | None:
     """What is false in the report `body` (the text after its RESULT line) of a step of `task` with this status
-    and measured time, given the row's baseline and the best time before it (None where the report names none)."""
+    and measured time, given the row's baseline and the best time before it (None where the report names none);
+    `config`, the step's (variant tag, params, source): a CUDA refusal prints no figures, so its error string is
+    held to what the configuration's launch hits (faults.expect_clean)."""
     if status == "ok":
         return _benchmark(task, body, time_ms, baseline_ms, best_ms) or _passed(task, body)
     if status == "wrong_result":
         return _failed(task, body)
     if status == "launch_error":
-        return _refusal(task, body)
+        return _refusal(task, body, config)
     return None
 
 
@@ -73,13 +77,13 @@ def _benchmark(task, body: str, time_ms: float, baseline_ms: float, best_ms: flo
             "%.2f" % (best_ms / time_ms), ms_text(best_ms)):
         return f"{best_speedup}x vs best so far ({best} ms): the best before it is {best_ms} ms"
     bandwidth, tflops, compute, bound = perf.achieved_values(task, time_ms)
-    dram = GPUS[task.gpu].dram_gbps
+    dram, unit = GPUS[task.gpu].dram_gbps, perf.rate_unit(task)
     if bound == "memory":
-        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f TFLOPS" % (
-            bandwidth * dram, 100 * bandwidth, dram, tflops)
+        want = "%.0f GB/s = %.1f%% of peak DRAM bandwidth (%.0f GB/s); %.2f %s" % (
+            bandwidth * dram, 100 * bandwidth, dram, tflops, unit)
     else:
-        want = "%.1f TFLOPS = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
-            tflops, 100 * compute, bandwidth * dram, 100 * bandwidth)
+        want = "%.1f %s = %.1f%% of peak; %.0f GB/s = %.1f%% of peak DRAM bandwidth" % (
+            tflops, unit, 100 * compute, bandwidth * dram, 100 * bandwidth)
     if achieved != want:
         return f"achieved {achieved!r}: the op's bytes and flops over {time_ms} ms are {want!r}"
     return None
@@ -113,18 +117,11 @@ def _failed(task, body: str) -> str | None:
     bad, total, first = int(said[1]), int(said[2]), int(said[4])
     if total != n:
         return f"counts {total} output elements; {task.op} at this shape writes {n}"
-    if not (1 <= bad <= n and first < n and _near(said[3], 100 * bad / n, 2)):
+    if not (1 <= bad <= n - first and _near(said[3], 100 * bad / n, 2)):      # indices before `first` pass
         return f"{bad} / {total} mismatches ({said[3]}%) from index {first} do not fit {n} elements"
-    uncomputed = _UNCOMPUTED.search(body)
-    if uncomputed is not None:
-        wrong = _uncomputed(task, uncomputed, bad, first)
-        if wrong:
-            return wrong
-    moved = _MOVED.search(body)
-    if moved is not None:
-        wrong = _moved(task, moved, bad, first)
-        if wrong:
-            return wrong
+    region = _region(task, body, bad, first)
+    if region:
+        return region
     reruns = _RERUNS.search(body)
     if reruns is not None and (len(set(reruns.groups())) == 1 or max(map(int, reruns.groups())) > n):
         return f"reruns with {', '.join(reruns.groups())} mismatches of {n} do not show a race varying run to run"
@@ -142,7 +139,7 @@ def _failed(task, body: str) -> str | None:
     if err <= atol + rtol * err / rel:
         return f"fails with max_abs_err {err:g} inside its own bound atol + rtol * |ref|"
     if correctness.is_attention(task):
-        return _softmax_scale(task, body, err, bad, first)
+        return _attention(task, body, err, bad, first)
     ratio = correctness.OUTPUT_SCALE_RATIOS.get((task.op, task.impl))
     said = _RATIO.search(body)
     if ratio is not None and said is not None and (said[1] != f"{ratio:.4g}" or abs(rel - (ratio - 1)) > 1e-3 * ratio):
@@ -151,82 +148,79 @@ def _failed(task, body: str) -> str | None:
     if said is not None and (task.op, task.impl) in correctness.K_BLOCK_SCALES:
         return (f"out / ref = {said[1]}: {task.op}'s scales vary along K, so a dropped one leaves each K block off "
                 f"by its own factor and no single out / ref (correctness.K_BLOCK_SCALES)")
-    block = _BLOCK_SCALE.search(body)
-    return _block_scale(task, block, err, bad) if block is not None else None
+    return _block_scale(task, err, bad) if correctness.VARYING_RATIO in body else None
 
 
-def _block_scale(task, said: re.Match, err: float, bad: int) -> str | None:
-    """A dropped K-varying scale's report against the task: the tensor is one of the kernel's K_BLOCK_SCALES, the
-    share of K terms, block and grid are its, and the error and mismatches are `correctness.block_scale_error`'s."""
-    tensor, _terms, one_in, values, qmax = said.groups()
+def _block_scale(task, err: float, bad: int) -> str | None:
+    """A report of an out / ref that varies element to element: only a dropped scale that varies along K makes
+    one, so its error and mismatches are `correctness.block_scale_error`'s for one of the kernel's K_BLOCK_SCALES."""
     kernel = correctness.K_BLOCK_SCALES.get((task.op, task.impl))
-    scale = next((s for s in kernel[1] if s.tensor == tensor), None) if kernel is not None else None
-    if scale is None:
-        return f"{task.op} ({task.impl}) has no K-varying scale {tensor} for a dropped scale to leave out"
-    share = 1 / int(one_in) if one_in else 1.0
-    if (share, int(values), float(qmax)) != (kernel[0], scale.values(task.shape_dict()), scale.qmax):
-        return (f"{tensor} dropped on {share:g} of the K terms, {values}-value blocks of grid {qmax}: its sites leave "
-                f"{kernel[0]:g}, one scale per {scale.values(task.shape_dict())} values of grid {scale.qmax:g}")
-    want, passing = correctness.block_scale_error(task, scale)
-    want = max(want, 2 * correctness.largest_tolerance(task))     # failed_text's floor
-    n = correctness.output_elements(task)
-    if abs(err - want) > 1e-3 * want or bad != max(1, n - round(n * passing)):
-        return (f"max_abs_err {err:g} with {bad} mismatches without {tensor}: the unscaled K blocks make "
-                f"{want:.4g} and {max(1, n - round(n * passing))} (correctness.block_scale_error)")
+    if kernel is None:
+        return f"{task.op} ({task.impl}) has no K-varying scale to make out / ref vary from element to element"
+    n, floor = correctness.output_elements(task), 2 * correctness.largest_tolerance(task)   # failed_text's floor
+    fits = []
+    for scale in kernel[1]:
+        want, passing = correctness.block_scale_error(task, scale)
+        fits.append((max(want, floor), max(1, n - round(n * passing))))
+    if not any(abs(err - want) <= 1e-3 * want and bad == count for want, count in fits):
+        return (f"max_abs_err {err:g} with {bad} mismatches: without one of its K-varying scales {task.op} makes "
+                f"{' or '.join(f'{w:.4g} and {c}' for w, c in fits)} (correctness.block_scale_error)")
     return None
 
 
-def _softmax_scale(task, body: str, err: float, bad: int, first: int) -> str | None:
-    """An attention report of a missing scale: its output is still a weighted average of the values, so it states
-    no out / ref ratio and an error within `correctness.softmax_scale_error`'s bound; a causal prefill's first
-    query of each block stays exact (`correctness.softmax_scale_exact`)."""
+def _attention(task, body: str, err: float, bad: int, first: int) -> str | None:
+    """An attention report: its output is a weighted average of the values, so no out / ref is constant. One that
+    shows neither where its mismatches lie nor reruns is the missing softmax scale's (correctness.failed_text: the
+    only such attention fault), held to its model: a causal prefill's first query of each block stays exact
+    (`correctness.softmax_scale_exact`), and the error stays within `correctness.softmax_scale_error`'s bound."""
     if "out / ref" in body:
         return "an attention output is a weighted average of its values: it has no constant out / ref to report"
-    exact, start = correctness.softmax_scale_exact(task) if "scale missing" in body else (0, 0)
-    if first < start or bad > correctness.output_elements(task) - exact:
+    if _TAIL.search(body) or _ALL_BUT_FIRST.search(body) or _RERUNS.search(body):
+        return None
+    exact, start = correctness.softmax_scale_exact(task)
+    if first < start or bad > correctness.output_elements(task) - exact - (first - start):
         return (f"{bad} mismatches from index {first} without the softmax scale: the first query of each causal "
                 f"block of {task.op} sees only its own key, so those outputs are exact ({exact} of them; the first "
                 f"that can differ is index {start})")
-    if "scale missing" in body and err > correctness.LARGEST_NORMAL:
+    if err > correctness.LARGEST_NORMAL:
         return (f"max_abs_err {err:g} without the softmax scale: another weighted average of the N(0, 1) values "
                 f"differs from the reference with variance below 1, by at most {correctness.LARGEST_NORMAL:g} over "
                 f"many outputs (correctness.softmax_scale_error)")
     return None
 
 
-def _uncomputed(task, said: re.Match, bad: int, first: int) -> str | None:
-    """A truncated grid's region against the task's shape: the axis is one `grid_tail` models for the op, its
-    length is the task's, the stated blocks of the stated size leave the stated tail (0 < tail < block), and the
-    mismatch count and first index are that tail's elements."""
-    missed, extent, noun, outer, per, block_name, block, launched = said.groups()
-    missed, extent, block, launched = int(missed), int(extent), int(block), int(launched)
-    axis = next((a for a in grid_tail.AXES.get(task.op, {}).values() if a.noun == noun), None)
+def _region(task, body: str, bad: int, first: int) -> str | None:
+    """Where the report says its mismatches lie, against the task's shape: an output axis the fault models
+    (`grid_tail.AXES` for a tail, `stride_shift.indexes` for all but the first index) with the task's length, and
+    the mismatch count and first index are exactly those outputs. A tail is one a whole number of blocks leaves:
+    some block size B in (tail, length] with B dividing length - tail."""
+    said = _TAIL.search(body)
+    axes = grid_tail.AXES.get(task.op, {}).values()
+    if said is None:
+        said = _ALL_BUT_FIRST.search(body)
+        if said is None:
+            return None
+        axes = stride_shift.indexes(task.op).values()
+        extent, noun, outer, per = said.groups()
+        missed = int(extent) - 1
+    else:
+        missed, extent, noun, outer, per = said.groups()
+        missed = int(missed)
+    axis = next((a for a in axes if a.noun == noun), None)
     if axis is None:
-        return f"a grid that rounds down leaves no modelled {noun} of {task.op} uncomputed"
-    tail = grid_tail.tail_of(task, axis, block_name, block)
-    if extent != tail.extent or (launched, missed) != (tail.launched, tail.missed) or not (launched and missed):
-        return (f"the last {missed} of {extent} {noun} with {launched} blocks of {block}: {task.op} has "
-                f"{tail.extent} {noun}, which such blocks leave {tail.missed} of")
-    if (int(outer or 1), per or axis.per) != (tail.outer, axis.per) or (bad, first) != (tail.count, tail.first):
-        return (f"{bad} mismatches from index {first}: the last {missed} {noun} in each of {tail.outer} {axis.per} "
-                f"are {tail.count} elements from index {tail.first}")
-    return None
-
-
-def _moved(task, said: re.Match, bad: int, first: int) -> str | None:
-    """A wrong stride's region against the task's shape: the edit multiplies the index of an output axis
-    `stride_shift` models for the op and moves its addresses at this shape, the stated axis is that one with the
-    task's length, and the mismatch count and first index are every index of it but the first."""
-    extent, noun, outer, per, product = said.groups()
-    shift = stride_shift.wrong(task, product)
-    if shift is None:
-        return f"{product} moves no modelled output axis of {task.op} at this shape"
-    if (int(extent), noun, int(outer or 1), per or shift.axis.per) != (shift.extent, shift.axis.noun, shift.outer,
-                                                                       shift.axis.per):
-        return f"{product}: {task.op} has {shift.extent} {shift.axis.noun} in each of {shift.outer} {shift.axis.per}"
-    if (bad, first) != (shift.count, shift.first):
-        return (f"{bad} mismatches from index {first}: all but the first of {shift.extent} {shift.axis.noun} are "
-                f"{shift.count} elements from index {shift.first}")
+        return f"no modelled fault leaves {noun} of {task.op} wrong that way"
+    dims = OPS[task.op].dims(task.shape_dict())
+    length, inner, repeats = dims[axis.dim], axis.inner(dims), axis.outer(dims)
+    if (int(extent), int(outer or 1), per or axis.per) != (length, repeats, axis.per):
+        return (f"{extent} {noun} in each of {outer or 1} {per or axis.per}: {task.op} has {length} {noun} in each "
+                f"of {repeats} {axis.per}")
+    tail = said.re is _TAIL
+    if tail and not any((length - missed) % b == 0 for b in range(missed + 1, length + 1)):
+        return f"no grid of whole blocks leaves the last {missed} of {length} {noun}"
+    want = (repeats * missed * inner, (length - missed) * inner if tail else inner)
+    if (bad, first) != want:
+        return (f"{bad} mismatches from index {first}: those {noun} of {task.op} are {want[0]} elements from index "
+                f"{want[1]}")
     return None
 
 
@@ -234,19 +228,32 @@ def _tolerance_named(task, atol: float, rtol: float) -> str:
     return f"names atol = {atol:g}, rtol = {rtol:g}; the task's {task.dtype} tolerance is {correctness.TOLERANCES[task.dtype]}"
 
 
-def _refusal(task, body: str) -> str | None:
-    gpu = GPUS[task.gpu]
-    said = _RUNTIME.search(body)      # the error line, then the reason that starts with the error it is
-    if said is not None and said[1] != said[2]:
-        return f"the runtime reports {said[1]!r} for a refusal that is {said[2]!r}"
-    for pattern, limit in ((_DYN_SMEM, gpu.smem_dyn_max), (_TRITON_SMEM, gpu.smem_dyn_max)):
-        said = pattern.search(body)
-        if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):
-            return f"refuses {said[1]} bytes of shared memory against {said[2]}; {gpu.name} allows {limit} per block"
-    said = _REGISTERS.search(body)
-    if said is not None and (int(said[3]) != gpu.regs_per_sm or int(said[1]) * int(said[2]) <= gpu.regs_per_sm):
-        return f"{said[1]} registers x {said[2]} threads against {said[3]}; {gpu.name} has {gpu.regs_per_sm} per block"
+def _refusal(task, body: str, config: tuple[str, dict, str] | None) -> str | None:
+    """A refused CUDA launch prints the runtime's error string and nothing after it (no figures: cudaGetErrorString
+    has none), the one the configuration's launch gets; Triton's OutOfResources quotes its allocation against this
+    GPU's opt-in limit."""
+    said = _RUNTIME.search(body)
+    if said is None and "RuntimeError" in body:
+        return "a refused CUDA launch must end at the runtime's error string"
+    if said is not None and said[1] not in CUDA_LAUNCH_ERRORS:
+        return f"the runtime reports {said[1]!r}: cudaGetErrorString has no such text for a refused launch"
+    if said is not None and config is not None:
+        want = _launch_outcome(task, *config)
+        if want.message != f"CUDA error: {said[1]}":
+            return (f"the runtime reports {said[1]!r} for a configuration whose launch gets "
+                    f"{want.message or want.status!r}")
+    said = _TRITON_SMEM.search(body)
+    limit = GPUS[task.gpu].smem_dyn_max
+    if said is not None and (int(said[2]) != limit or int(said[1]) <= limit):
+        return f"refuses {said[1]} bytes of shared memory against {said[2]}; {task.gpu} allows {limit} per block"
     return None
+
+
+def _launch_outcome(task, tag: str, params: dict, source: str):
+    """What the generator's model says the CUDA source with this configuration does on the task's GPU."""
+    variant = next(v for v in variants_for(task.op, task.impl, task.dtype) if v.tag == tag)
+    return expect_clean(Source(source, f"{task.op}_{tag}.cu", "cuda", GPUS[task.gpu].arch), task, variant,
+                        full_params(variant, params))
 
 
 def task_of(row: dict) -> Task:

@@ -11,4 +11,4 @@ def compiled_steps(row: dict):
     for step, i in zip(row["trace"], turns):
         feedback = msgs[i + 1]["content"] if i + 1 < len(msgs) else ""
         body = feedback.partition("\n")[2]
-        yield CompiledStep(str(step["step"]), step["tag"], msgs[i]["content"], step["status"], body)
+        yield CompiledStep(str(step["step"]), step["tag"], msgs[i]["content"], step["status"], body, step["params"])

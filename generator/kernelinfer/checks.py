@@ -132,9 +132,11 @@ def _step_time(row):
               "and the best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
 def _report_numbers(row):
     task, baseline, best = reports.task_of(row), row["baseline_ms"], None
-    for t, m in zip(row["trace"], row["messages"][3::2]):
+    messages = row["messages"]
+    for t, source, m in zip(row["trace"], messages[2::2], messages[3::2]):
         time = t["time_ms"]
-        said = reports.problem(task, t["status"], m["content"].partition("\n")[2], time, baseline, best)
+        said = reports.problem(task, t["status"], m["content"].partition("\n")[2], time, baseline, best,
+                               (t["tag"], t["params"], source["content"]))
         if said:
             return f"step {t['step']}: {said}"
         if time is not None and (best is None or time < best):
@@ -342,7 +344,8 @@ def _session_checks_pass(row) -> bool:
         if now - before < machine_range(impl, messages[2 * step]["content"].count("\n") + 1, status, time)[0] - 1:
             return False
         if reports.problem(task, status, messages[2 * step + 1]["content"].partition("\n")[2], time, baseline,
-                           None if running == float("inf") else running):
+                           None if running == float("inf") else running,
+                           (t["tag"], t["params"], messages[2 * step]["content"])):
             return False
         improved = ok and time < running
         if t["kept"] != improved:

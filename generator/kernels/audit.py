@@ -17,13 +17,13 @@ import os
 import re
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import orjson
 
-from generator.kernels import Source, TemplateError
+from generator.kernels import Source, TemplateError, full_params
 from generator.kernels import compilers, record_arch, triton_dot
 from generator.kernels.templating import EXTENSIONS, TEMPLATE_ROOT
 from generator.kernels.faults import OUTCOME_KINDS, TEXT_KINDS, Expected, NoFaultSite, applicable_kinds
@@ -324,6 +324,16 @@ def _folder_dataset(folder: Path, first_row: dict):
     return None
 
 
+def refusal_figures(row: dict, step) -> str:
+    """The figures behind a CUDA launch refusal, whose report prints only the runtime's error string: the refusal
+    the generator derives for the step's configuration (`variants.launch_limits`), so a register claim is still
+    checked against ptxas -v (`_check_register_claims`); "" where it derives none."""
+    from generator.check.reports import task_of
+    task = task_of(row)
+    variant = next(v for v in variants_for(task.op, task.impl, task.dtype) if v.tag == step.variant)
+    return launch_limits(variant, full_params(variant, step.params), GPUS[task.gpu], task.dtype, task) or ""
+
+
 def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool = False,
                       kinds: frozenset[str] | None = None) -> list[Candidate]:
     """Compiled candidates of the folder's rows (any registered dataset: its descriptor's `compiled_steps`),
@@ -355,6 +365,8 @@ def folder_candidates(folder: Path, n: int, seed: int, *, compile_errors: bool =
                     if compile_errors and step.status != "compile_error":
                         continue
                     exp = expected_from_feedback(step.status, step.feedback)
+                    if exp.kind == "dyn_smem_over_cap":
+                        exp = replace(exp, context=refusal_figures(row, step))
                     kind = exp.kind or exp.status
                     if kinds is not None and kind not in kinds:
                         continue

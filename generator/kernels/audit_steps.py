@@ -17,3 +17,4 @@ class CompiledStep:
     text: str        # the candidate source as written
     status: str      # ok | wrong_result | compile_error | launch_error
     feedback: str    # the environment's reply after its `RESULT <status>` line
+    params: dict     # the candidate's tunables as the row states them (a CUDA refusal's figures follow from them)

@@ -49,10 +49,12 @@ class Expected:
     kind: str | None         # a FAULT_KINDS entry, None when clean
     tool: str                # nvcc | ptxas | triton | runtime | check
     line: int | None         # 1-based line the tool names, in the shown source (None for ptxas / runtime)
-    message: str             # the first diagnostic line as printed (truncated_grid: its floored "M / BLOCK_M";
-                             # wrong_stride: its product before and after, "m * N -> m * (N + 1)"; dropped_scale:
-                             # the line the factor is deleted from, stripped)
-    context: str = ""        # what the tool prints after it (source line + caret, notes, further lines)
+    message: str             # the first diagnostic line as printed; a wrong result's is what the models read and the
+                             # report never prints (truncated_grid: its floored "M / BLOCK_M"; wrong_stride: its
+                             # product before and after, "m * N -> m * (N + 1)"; dropped_scale: the line the factor
+                             # is deleted from, stripped)
+    context: str = ""        # what the tool prints after it (source line + caret, notes, further lines); a CUDA
+                             # launch refusal's figures behind the runtime's error string, never printed
     n_errors: int = 1        # nvcc's "N errors detected" count
 
 
@@ -1019,7 +1021,8 @@ def _draw_wrong_stride(source: Source, sites: list, rng) -> tuple:
 
 
 def _make_wrong_stride(source: Source, sites: list, choice: tuple):
-    """The edit, reported as the product before and after ("m * N -> m * (N + 1)": `stride_shift` reads it)."""
+    """The edit, and the product before and after as its Expected.message ("m * N -> m * (N + 1)": `stride_shift`
+    reads it; the report never prints it)."""
     m, _others, index = sites[choice[0]]
     stride = choice[1] or f"({m.group(1)} + 1)"
     product = f"{index} * {m.group(1)} -> {index} * {stride}" if index else ""
@@ -1064,7 +1067,9 @@ def _is_type_word(word: str) -> bool:
 # Without a leading `\s*` in the pattern: on the long blank runs of a code view that costs quadratic time. A member
 # scale (`op.a_scale[m]`, CUDA int8_gemm's store_c) counts where one name indexes it: a per-row or per-column scale
 # of the output; members indexed by a K block or by 0 (fp8_blockwise_gemm's loads, fp8_gemm's per-tensor pair) do not.
-_TIMES_SCALE = re.compile(r"\*\s*([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?"
+# The online softmax's correction factor (`alpha`, styled `rescale`: exp(m_old - m_new)) is no scale: deleting it is
+# another bug than a missing softmax scale (its error grows with the key tiles), and `failed_text` models none.
+_TIMES_SCALE = re.compile(r"\*\s*(?![Rr]escale)([A-Za-z_]\w*[Ss]cale\w*(?:\[[^\]\n]*\])?|[Ss]cale\w*(?:\[[^\]\n]*\])?"
                           r"|[A-Za-z_]\w*\.\w*[Ss]cale\w*\[\s*[A-Za-z_]\w*\s*\])(?![\w(])")
 
 
@@ -1106,7 +1111,7 @@ def _scale_sites(source: Source) -> list[Edit]:
         sites.append((start, end))
     for start, name_end in scale_names(code):     # `scale * x`: the factor and its `*`
         times = TIMES_AFTER.match(code, name_end)
-        if times is None or start > 0 and code[start - 1] == ".":
+        if times is None or start > 0 and code[start - 1] == "." or code.startswith(("rescale", "Rescale"), start):
             continue
         word, last = _word_before(code, start)
         if not _is_type_word(word) and not (word or (last and last in ")]")) and code[start - 1:start] not in "*/":

@@ -12,4 +12,5 @@ def compiled_steps(row: dict):
             continue
         body = m["content"].partition("\n")[2]
         status = "compile_error" if m["status"] == "unsupported_arch" else m["status"]
-        yield CompiledStep(str(i), m["variant"], msgs[int(m["ref"])]["content"], status, body)
+        candidate = msgs[int(m["ref"])]
+        yield CompiledStep(str(i), m["variant"], candidate["content"], status, body, candidate["params"])

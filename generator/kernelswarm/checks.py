@@ -677,8 +677,10 @@ def _report_numbers(row):
     for i, m in enumerate(row["messages"]):
         if m["kind"] == "result":
             time = m["time_ms"]
+            candidate = row["messages"][int(m["ref"])]
             said = reports.problem(task, m["status"], m["content"].partition("\n")[2], time, baseline,
-                                   shared if shared < baseline else None)
+                                   shared if shared < baseline else None,
+                                   (m["variant"], candidate["params"], candidate["content"]))
             if said:
                 return f"message {i}: {said}"
             if time is not None and time < shared:
@@ -800,8 +802,10 @@ def row_checks_pass(row) -> bool:
                 before[i] = shared
                 if abs(m["reward"] - result_reward(status, ms, sent.get(m["ref"], shared))) > _REWARD_ATOL:
                     return False
+                candidate = msgs[int(m["ref"])]
                 if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
-                                   shared if shared < baseline else None):
+                                   shared if shared < baseline else None,
+                                   (m["variant"], candidate["params"], candidate["content"])):
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":
                     return False

@@ -3,7 +3,8 @@
 Why a model of its own: the fault turns one grid axis's ceiling division `(E + B - 1) / B` (CUDA) or
 `triton.cdiv(E, B)` (Triton) into a floor division, so no block is launched for the last E mod B indices of that
 axis and the outputs they own are never computed. That region follows from the task's shape and the step's block
-size alone, so a report can name it exactly; where B divides E the edit launches the same grid (a no-op), and where
+size alone, so a report can say exactly which outputs mismatch (never the block size or the grid: a harness
+sees only the output); where B divides E the edit launches the same grid (a no-op), and where
 E < B it launches none along the axis (CUDA refuses a zero grid dimension): the fault is drawn only where
 `unwritten` finds a tail. Modelled only where the axis owns a plain slab of the op's flattened output
 (`correctness.OUTPUTS`), per op in `AXES` as the templates lay it out: GEMMs G x M x N row-major (grid axes over M
@@ -11,7 +12,7 @@ and N), GEMVs M x N (over N: a block of NUM_WARPS or BLOCK_N outputs for every t
 [B, H, queries, D] (over the queries), conv2d NHWC [pixels, K] (over pixels and over K), the row norms and softmax
 [rows, C] (over rows: fused_add_rmsnorm writes two such outputs), SwiGLU [T, I] (over I). Where a split-K
 reduction writes the output from a partial buffer, the tail's outputs are written from partials no block computed:
-not computed is what the report says.
+those outputs are wrong all the same.
 """
 from __future__ import annotations
 
@@ -65,7 +66,6 @@ class Tail:
 
     axis: Axis
     extent: int          # E: the axis's length
-    block_name: str      # B's name in the source (BLOCK_M)
     block: int           # B: indices one block covers
     inner: int
     outer: int
@@ -87,19 +87,19 @@ class Tail:
         return (self.extent - self.missed) * self.inner
 
 
-def tail_of(task, axis: Axis, block_name: str, block: int) -> Tail:
+def tail_of(task, axis: Axis, block: int) -> Tail:
     """What blocks of `block` indices along `axis` leave of `task`'s output (a tail or none)."""
     dims = OPS[task.op].dims(task.shape_dict())
-    return Tail(axis, dims[axis.dim], block_name, block, axis.inner(dims), axis.outer(dims))
+    return Tail(axis, dims[axis.dim], block, axis.inner(dims), axis.outer(dims))
 
 
 def unwritten(task, division: str, params: dict) -> Tail | None:
-    """The tail the floored `division` ("M / BLOCK_M", the fault's report) leaves for `task` at `params` (the
+    """The tail the floored `division` ("M / BLOCK_M", the fault's Expected.message) leaves for `task` at `params` (the
     variant's full params), None where the edit leaves none (B divides E) or launches no block (E < B), or where
     the axis is not modelled."""
     extent_name, _, block_name = division.partition(" / ")
     axis = AXES.get(task.op, {}).get(extent_name)
     if axis is None or block_name not in params:
         return None
-    tail = tail_of(task, axis, block_name, params[block_name])
+    tail = tail_of(task, axis, params[block_name])
     return tail if tail.launched and tail.missed else None

@@ -23,7 +23,7 @@ def _compute_peak(task, gpu, op) -> str:
         return (f"{gpu.fp16_cuda_tflops:g} TFLOPS fp16 CUDA-core peak in packed half2 FMAs ({gpu.fp32_tflops:g} "
                 f"fp32; the rate this op is measured against)")
     compute = op.compute_dtype(dtype)
-    peak = f"{tc_peak_tflops(gpu, compute):g} TFLOPS dense"
+    peak = f"{tc_peak_tflops(gpu, compute):g} {perf.rate_unit(task)} dense"
     if compute != dtype:        # weight-only quantization: the MMA runs on the activations' dtype
         return f"{peak} {compute} tensor-core peak (the {dtype} weights are widened to {compute} for the MMA)"
     if dtype not in gpu.tc_tflops:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,24 @@ def test_cli_usage_errors(tmp_path, capsys):
 ])
 def test_diagnostic_kind(line, kind):
     assert audit.diagnostic_kind(line) == kind
+
+
+@pytest.mark.parametrize("op, shape, gpu, dtype, tag, params, error, figures", [
+    ("logits_softmax", {"B": 1, "V": 128256}, "h100", "fp32", "register_cached",
+     {"VEC": 8, "NUM_THREADS": 1024, "ROWS_PER_BLOCK": 1}, "too many resources requested for launch",
+     "registers x 1024 threads > 65536 per block"),
+    ("flash_decode", {"B": 8, "H": 32, "D": 128, "T": 4096, "P": 16}, "h100", "fp16", "cp_async_pipeline",
+     {"BLOCK_N": 128, "NUM_STAGES": 4, "NUM_WARPS": 4}, "invalid argument", "262144 bytes of dynamic shared memory"),
+])
+def test_a_folder_refusal_reads_its_figures_from_the_rows_configuration(op, shape, gpu, dtype, tag, params, error,
+                                                                        figures):
+    """A CUDA refusal's report prints only the runtime's error string; the audit derives the figures behind it from
+    the step's variant and params (so ptxas -v still checks a register claim), and they name the same error."""
+    from generator.kernels.audit import refusal_figures
+    from generator.kernels.audit_steps import CompiledStep
+    row = {"op": op, "impl": "cuda", "gpu": gpu, "dtype": dtype, "shape": shape}
+    step = CompiledStep("1", tag, "", "launch_error", f"RuntimeError: CUDA error: {error}", params)
+    said = refusal_figures(row, step)
+    assert said.startswith(f"{error}: ") and figures in said
+    assert refusal_figures(row, replace(step, params={**params, "NUM_STAGES": 2} if "NUM_STAGES" in params
+                                        else {**params, "NUM_THREADS": 256})) == ""

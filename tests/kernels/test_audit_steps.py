@@ -17,9 +17,10 @@ def _episode() -> dict:
     messages = [
         {"role": "lead", "agent": "lead", "kind": "plan", "content": "plan"},
         {"role": "worker", "agent": "a01", "kind": "candidate", "content": "int a = 1;\nint b = 2\nint c;",
-         "variant": "naive"},
+         "variant": "naive", "params": {}},
         {"role": "reviewer", "agent": "a02", "kind": "review", "content": "PASS", "ref": 1},
-        {"role": "worker", "agent": "a01", "kind": "candidate", "content": "// tma", "variant": "tma_pipeline"},
+        {"role": "worker", "agent": "a01", "kind": "candidate", "content": "// tma", "variant": "tma_pipeline",
+         "params": {}},
         {"role": "env", "agent": "env", "kind": "result", "content": f"[t+0:01:00] RESULT compile_error\n{CUDA_ERROR}",
          "status": "compile_error", "variant": "naive", "ref": 1},
         {"role": "env", "agent": "env", "kind": "result", "variant": "tma_pipeline", "ref": 3,

@@ -312,3 +312,22 @@ def test_a_dequantizing_gemm_drops_one_operand_scale_from_one_k_in_four():
                 operand = re.search(r"decode_([ab])\(", expected.message)[1]
                 assert expected.message in src.text and expected.message not in broken.text
                 assert correctness.dropped_block_scale(task, expected.message).tensor == f"{operand}_scale"
+
+
+def test_the_online_softmax_correction_is_no_dropped_scale_site():
+    """A session's style may call the online softmax's correction exp(m_old - m_new) `rescale` (style: alpha ->
+    corr / rescale); deleting it is no missing softmax scale, whose error model the report would apply (0.6.7: 29 of
+    182 "softmax scale missing" reports were fixed by restoring the rescale, row audit). The sm_scale stays a site."""
+    from generator.kernels.faults import _scale_sites
+    for v in variants_for("flash_prefill", "triton"):
+        src = render(_any_task("flash_prefill", "triton"), v, v.default_params())
+        if not re.search(r"\balpha\b", src.text):
+            continue
+        styled = replace(src, text=re.sub(r"\balpha\b", "rescale", src.text))
+        assert "* rescale" in styled.text, v.tag
+        deleted = [styled.text[e.start:e.end] for e in _scale_sites(styled)]
+        assert deleted and all("rescale" not in d for d in deleted), (v.tag, deleted)
+        assert any("scale" in d for d in deleted), (v.tag, deleted)
+    leading = Source("def f(acc, p, rescale, sm_scale):\n    acc = rescale * acc + p * sm_scale\n", "k.py",
+                     "triton", "sm_90")
+    assert [leading.text[e.start:e.end] for e in _scale_sites(leading)] == [" * sm_scale"]

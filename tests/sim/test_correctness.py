@@ -1,6 +1,7 @@
 """The correctness line: exact ops report zero error, id ops compare ids, float errors scale with the output
 format's unit roundoff, and each wrong result carries its bug's signature."""
 import math
+import random
 import re
 
 import pytest
@@ -56,11 +57,70 @@ def test_wrong_results_show_their_signature():
     # id op none at all (0.6.2 claimed a constant everywhere); a kernel with no model of it has no report
     grouped = _task("int4_gemm", "int4", {"M": 16, "N": 8192, "K": 8192, "G": 128}, impl="triton")
     dropped = correctness.failed_text(grouped, "dropped_scale", u, correctness.dropped_block_scale(grouped, ""))
-    assert "no single out / ref" in dropped and "out / ref =" not in dropped
+    assert correctness.VARYING_RATIO in dropped and "out / ref =" not in dropped
     ids = correctness.failed_text(_task("topk_sample", "fp32", {"B": 1, "V": 128256, "K": 50}), "dropped_scale", u)
     assert "ids:" in ids and "out / ref" not in ids
     with pytest.raises(ValueError, match="no model of a dropped scale in rope"):
         correctness.failed_text(t, "dropped_scale", u)
+
+
+# What a harness comparing the output with the reference can say after the first bad index: where the mismatches
+# lie, how out / ref behaves, how reruns differ; never the fault, the edit or a source constant (0.6.7 quoted them)
+_OBSERVED = re.compile(r"(?:; wrong (?:only in the last \d+|in all but the first) of \d+ [a-z]+"
+                       r"(?: in each of \d+ [a-z]+)?|; out / ref = [0-9.e+]+ at the first mismatch"
+                       r"|; " + re.escape(correctness.VARYING_RATIO) +
+                       r"|; varies run to run \(3 reruns: \d+, \d+, \d+ mismatches\))?")
+
+
+def _reports_of(t, u):
+    """The wrong-result reports of task `t` for every kind it can show (regions of every modelled axis)."""
+    texts = [correctness.failed_text(t, "racy_reduction", u)]
+    try:
+        texts.append(correctness.failed_text(t, "dropped_scale", u, correctness.dropped_block_scale(t, "")))
+    except ValueError:              # no model of a dropped scale for the kernel: never drawn
+        pass
+    for extent in grid_tail.AXES.get(t.op, {}):
+        tail = grid_tail.unwritten(t, f"{extent} / BLOCK", {"BLOCK": 192})
+        if tail is not None:
+            texts.append(correctness.failed_text(t, "truncated_grid", u, tail))
+    for index in stride_shift.indexes(t.op):
+        shift = stride_shift.wrong(t, f"{index} * S -> {index} * (S + 1)")
+        if shift is not None:
+            texts.append(correctness.failed_text(t, "wrong_stride", u, shift))
+    return texts
+
+
+def test_a_failed_report_says_only_what_a_harness_observes():
+    """Over every catalog task and wrong-result kind, the mismatch line ends at the first bad index or with one
+    observable pattern, and no report names a cause, an edit or a source constant."""
+    from generator.catalog.tasks import all_tasks
+    u = (0.6, 0.4, 0.5, 0.2, 0.7, 0.9)
+    seen = set()
+    for t in all_tasks():
+        for text in _reports_of(t, u):
+            line = text.splitlines()[-1]
+            tail = line[re.search(r"first (?:bad index:|at index) \d+", line).end():]
+            assert _OBSERVED.fullmatch(tail), (t, line)
+            assert not re.search(r"->|missing|scale|grid|block|[A-Z_]{3,} = \d", text), (t, text)
+            seen.add(tail[:14])
+    assert len(seen) == 6, seen     # every pattern occurs, and reports without one
+
+
+@pytest.mark.parametrize("kind", ["racy_reduction", "dropped_scale"])
+def test_no_report_counts_more_mismatches_than_elements_from_its_first_bad_index(kind):
+    """Indices before the first bad one pass, so mismatches <= n - first (0.6.7 drew a race's first index apart from
+    its count: 16611 of 65536 from index 54497). A race's first is the lowest of its scattered bad indices."""
+    from generator.catalog.tasks import all_tasks
+    rng = random.Random(0)
+    tasks = [t for t in all_tasks() if kind == "racy_reduction" or correctness.is_attention(t)]
+    for t in tasks[::7]:
+        for _ in range(20):
+            _n, bad, first = _counted(correctness.failed_text(t, kind, tuple(rng.random() for _ in range(6))))
+            assert 1 <= bad <= _n - first, (t, bad, first)
+    few = _task("rope", "fp16", ROPE)      # 1 in 100 bad: the first lies near n / 100, not anywhere in n
+    firsts = [_counted(correctness.failed_text(few, "racy_reduction", (0.5, v, 0.5, 0.5, 0.5, 0.5)))
+              for v in (0.1, 0.5, 0.9)]
+    assert all(first < 10 * n / bad for n, bad, first in firsts), firsts
 
 
 def test_a_missing_softmax_scale_keeps_attention_within_its_values():
@@ -73,7 +133,7 @@ def test_a_missing_softmax_scale_keeps_attention_within_its_values():
     for t in attention:
         for c in (0.0, 0.5, 0.999):
             text = correctness.failed_text(t, "dropped_scale", (0.5, 0.5, c, 0.9, 0.5, 0.5))
-            assert correctness.SOFTMAX_SCALE_MISSING in text and "out / ref" not in text, t
+            assert "out / ref" not in text and "scale" not in text, t
             assert 2 < float(re.search(r"max_abs_err = (\S+) ", text)[1]) <= correctness.LARGEST_NORMAL, (t, c)
 
 
@@ -197,7 +257,8 @@ def test_a_truncated_grid_reports_the_tail_its_blocks_leave():
     text = correctness.failed_text(t, "truncated_grid", (0.5, 0.5, 0.5, 0.5), tail)
     missed = n - n // block * block
     assert _counted(text) == (m * n, m * missed, n - missed)
-    assert f"the last {missed} of {n} columns in each of {m} rows (BLOCK_N = {block}" in text
+    assert text.endswith(f"; wrong only in the last {missed} of {n} columns in each of {m} rows")
+    assert "BLOCK_N" not in text and str(block) not in text      # what a harness sees: the output, not the grid
     rows = grid_tail.unwritten(_shaped("moe_grouped_gemm", "fp16", {"E": 8, "M": 96, "N": 4096, "K": 4096}),
                                "M / BLOCK_M", {"BLOCK_M": 64})
     assert (rows.count, rows.first) == (8 * 32 * 4096, 64 * 4096)      # the last 32 rows of each expert's output
@@ -239,7 +300,7 @@ def test_a_wrong_stride_reports_every_index_but_the_first_of_its_axis(op, impl, 
     from generator.check import reports
     t = _shaped(op, "fp16", shape, impl)
     text = correctness.failed_text(t, "wrong_stride", (0.5,) * 6, stride_shift.wrong(t, product))
-    assert _counted(text)[1:] == (bad, first) and f"({product}: the same address only at index 0)" in text
+    assert _counted(text)[1:] == (bad, first) and "->" not in text and "address" not in text
     assert reports._failed(t, text) is None
     assert reports._failed(t, text.replace(f"first bad index: {first}", f"first bad index: {first + 1}")) is not None
 
@@ -572,4 +633,4 @@ def test_a_dropped_k_block_scale_reports_what_quantized_inputs_give(op, impl, te
     text = correctness.failed_text(task, "dropped_scale", (0.5,) * 6, scale)
     total, bad, _first = _counted(text)
     assert f"max_abs_err = {err:.4g} " in text and bad == total - round(total * model_passing)
-    assert "out / ref =" not in text and f"{tensor} missing on" in text
+    assert "out / ref =" not in text and text.endswith(correctness.VARYING_RATIO) and tensor not in text

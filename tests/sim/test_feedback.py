@@ -105,6 +105,27 @@ def test_benchmark_report_leads_with_the_tasks_roofline_side():
     assert sides == {"memory", "compute"}
 
 
+def test_integer_math_is_reported_in_tops():
+    """An int8 GEMM multiplies integers on the tensor cores: its task turn and reports count TOPS (0.6.7 said
+    TFLOPS, row audit); weight-only int4 / int8 kernels widen the weights and multiply in fp16: TFLOPS."""
+    from generator.catalog import perf
+    from generator.sim.prompt import task_statement
+    from generator.sim.workbench import task_fields
+
+    ok = Expected("ok", None, "check", None, "")
+    units = {}
+    for task in {(t.op, t.dtype): t for t in all_tasks() if t.dtype in ("int8", "int4")}.values():
+        t = perf.roofline_ms(task) * 2
+        text = feedback.feedback_text(task, ok, time_ms=t, baseline_ms=3 * t, rng=_rng())
+        statement = task_statement(task, task_fields(task))
+        units[task.op] = perf.rate_unit(task)
+        other = "TFLOPS" if units[task.op] == "TOPS" else "TOPS"
+        assert f" {units[task.op]}" in text and f" {other}" not in text, task
+        if perf.peak_path(task) == "tensor":
+            assert f" {units[task.op]} dense" in statement and f" {other} dense" not in statement, task
+    assert units["int8_gemm"] == "TOPS" and units["int4_gemm"] == units["int8_gemv"] == "TFLOPS"
+
+
 @pytest.mark.parametrize("time_ms,baseline_ms", [(0.0038548, 0.0052758), (0.0032125, 0.0064869), (0.012345, 0.1),
                                                  (0.10004, 0.98765), (0.99999, 2.0), (1.2345, 10.0), (1234.5, 5000.0)])
 def test_benchmark_times_print_every_recorded_digit(time_ms, baseline_ms):

@@ -55,7 +55,8 @@ def test_reward_and_stats_know_launch_error():
 def test_each_refusal_reports_the_runtime_error_it_is():
     """A register refusal is cudaErrorLaunchOutOfResources ("too many resources requested for launch"), a block
     over 1024 threads cudaErrorInvalidConfiguration, dynamic shared memory over the cap cudaErrorInvalidValue
-    ("invalid argument"). 0.6.1 printed "invalid configuration argument" over every register refusal (its
+    ("invalid argument"), each printed as cudaGetErrorString's text alone (0.6.7 added the figures behind it, which
+    the runtime never prints). 0.6.1 printed "invalid configuration argument" over every register refusal (its
     reason names threads)."""
     from generator.catalog.resources import read_table
     from generator.check import reports
@@ -68,9 +69,13 @@ def test_each_refusal_reports_the_runtime_error_it_is():
         v = next(x for x in variants_for(op, "cuda") if x.tag == tag)
         values = dict(kv.split("=") for kv in params.split(","))
         full = {name: type(choices[0])(values[name]) for name, choices in v.params.items()}
-        text = feedback.feedback_text(task, expect_clean(render(task, v, full), task, v, full))
-        assert "CUDA error: too many resources requested for launch\n  (too many resources" in text, text
-        assert reports.problem(task, "launch_error", text, None, 1.0, None) is None
+        source = render(task, v, full)
+        text = feedback.feedback_text(task, expect_clean(source, task, v, full))
+        assert text.endswith("RuntimeError: CUDA error: too many resources requested for launch"), text
+        config = (tag, full, source.text)       # the step's configuration: what the report is held to
+        assert reports.problem(task, "launch_error", text, None, 1.0, None, config) is None
         lie = text.replace("CUDA error: too many resources requested for launch", "CUDA error: invalid argument")
-        assert "the runtime reports" in reports.problem(task, "launch_error", lie, None, 1.0, None)
+        assert reports.problem(task, "launch_error", lie, None, 1.0, None) is None      # a real error string
+        assert "whose launch gets 'CUDA error: too many" in reports.problem(task, "launch_error", lie, None, 1.0,
+                                                                             None, config)
     assert len(refused) >= 3

@@ -21,7 +21,8 @@ def test_a_tensor_core_task_states_the_peak_its_reports_divide_by():
         if key in checked:
             continue
         checked.add(key)
-        stated = re.search(r"([\d.]+) TFLOPS dense (\w+) tensor-core peak", task_statement(task, task_fields(task)))
+        stated = re.search(rf"([\d.]+) {perf.rate_unit(task)} dense (\w+) tensor-core peak",
+                           task_statement(task, task_fields(task)))
         assert stated and float(stated[1]) == round(ctx.peak / 1e12, 4), key
     assert {("fp8_gemm", "a100", "fp8"), ("int4_gemm", "a100", "int4")} <= checked
 
@@ -36,7 +37,7 @@ def test_every_task_states_the_peak_its_reports_divide_by():
         if not fraction:            # no flops (copies, gathers): no report speaks of a compute peak
             continue
         gpu_line = task_statement(task, task_fields(task)).split("\nGPU: ", 1)[1]
-        stated = re.search(r"([\d.]+) TFLOPS", gpu_line)
+        stated = re.search(r"([\d.]+) T(?:FL)?OPS", gpu_line)
         assert stated and float(stated[1]) == round(tflops / fraction, 4), (task.op, task.gpu, task.dtype)
         paths.add(perf.peak_path(task))
     assert paths == {"tensor", "fp16_cuda", "fp32_cuda"}

@@ -1,8 +1,7 @@
-"""The back-off after a launch refusal (Workbench.shrunk) lowers the figure the refusal named: 0.6.4's engineer
-changed only NUM_WARPS (or SPLITS, VEC) after "N bytes of dynamic shared memory > cap" and was refused again with
-the same figures (95 refusals in 83 sessions of the default folder: row audit)."""
-import re
-
+"""The back-off after a launch refusal (Workbench.shrunk) lowers the figure over the cap (the engineer works it out
+from the source; a CUDA report prints only the runtime's error string): 0.6.4's engineer changed only NUM_WARPS (or
+SPLITS, VEC) after "N bytes of dynamic shared memory > cap" and was refused again with the same figures (95 refusals
+in 83 sessions of the default folder: row audit)."""
 import pytest
 
 from generator.catalog.tasks import all_tasks
@@ -10,8 +9,6 @@ from generator.kernelinfer.session import simulate_session
 from generator.sim.seeding import rng_for
 from generator.sim.workbench import Workbench, task_id
 
-# the refusals the row audit counted, each with the figures that a repeat would quote again
-REFUSED_FIGURES = re.compile(r"\(invalid argument: (.*?)\)\)?$|(out of resource: shared memory, Required: \d+)", re.M)
 
 
 def _refusals(tasks):
@@ -63,15 +60,18 @@ def test_after_a_dynamic_smem_refusal_the_engineer_does_not_change_only_the_warp
 @pytest.mark.parametrize("session_id", ["flash_decode_cuda_a10_fp16_71b1abe2", "swa_decode_cuda_a10_fp16_1980e33f",
                                         "swa_decode_cuda_h100_bf16_4c167ded", "mla_decode_triton_rtx_a6000_fp16_7ddf5d8b"])
 def test_a_session_never_repeats_a_refusal_it_has_read(session_id):
+    """The refusals the row audit counted, each keyed by the figure over its cap (a CUDA report prints only the
+    runtime's error string; the figure is the step's configuration's, `Workbench.refusal`)."""
     task = next(t for t in all_tasks() if task_id(t) == session_id)
+    wb = Workbench(task)
     refused = 0
     for index in range(3):
         row = simulate_session(task, rng_for(0, 1, index))
         seen = set()
-        for step, report in zip(row["trace"], row["messages"][3::2]):
-            figures = REFUSED_FIGURES.search(report["content"]) if step["status"] == "launch_error" else None
-            if figures:
-                key = (step["tag"], figures.group(0))
+        for step in row["trace"]:
+            hit = wb.refusal(step["tag"], tuple(step["params"].items())) if step["status"] == "launch_error" else None
+            if hit:
+                key = (step["tag"], hit.cap, hit.figure)
                 assert key not in seen, (session_id, index, step)
                 seen.add(key)
         refused += len(seen)

@@ -440,7 +440,7 @@ class _Episode:
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
             agent.assign(tag, [params])
-            text = self.word(self.lead, wording.move_on(done, tag, params_text(params)))
+            text = self.word(self.lead, wording.move_on(done, tag, params_text(params), self.hopeless(done)))
             self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def statuses(self, agents: list[Agent]) -> None:

@@ -71,9 +71,14 @@ def no_improvement(base: str) -> list[str]:
             f"nothing beat the {base} ms baseline, so we keep it."]
 
 
-def move_on(done: str, tag: str, cfg: str) -> list[str]:
+def move_on(done: str, tag: str, cfg: str, behind: bool) -> list[str]:
     """The lead moves an agent whose variant `done` has no configuration left worth sending to `tag`, to tune around
-    `cfg`."""
+    `cfg`; `behind`: because no tune of `done` can catch up with the shared best (its untried ones are not tried)."""
+    if behind:
+        return [f"{done} can't catch up with the best by tuning; switch to {tag} and tune around {cfg}",
+                f"no {done} config can close the gap to the best: switch to {tag}, tune around {cfg}",
+                f"{done} is too far behind the best to tune into the lead; move from it to {tag} and tune around "
+                f"{cfg}"]
     return [f"{done} has nothing left to try; switch to {tag} and tune around {cfg}",
             f"we're out of untried {done} configs: switch to {tag}, tune around {cfg}",
             f"nothing untried left in {done}; move from it to {tag} and tune around {cfg}"]

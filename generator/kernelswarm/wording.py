@@ -26,12 +26,13 @@ def merge(who: str, tag: str, cfg: str, ms: str, x: str, base: str, again: bool)
 
 
 def redirect(tag: str, cfg: str, on: str | None) -> list[str]:
-    """The lead sends an agent to tune around the shared best, `tag` `cfg`; `on`: the variant of the agent's latest
-    result (None before any), so only an agent on another variant is told to switch."""
+    """The lead sends an agent to tune around the best it merged last, `tag` `cfg`; `on`: the variant of the agent's
+    latest result (None before any), so only an agent on another variant is told to switch. The words claim the
+    merge, not the lead now: the env may have announced a newer best by the time the order is out."""
     if on == tag:
-        return [f"stay on {tag}; tune around {cfg}", f"keep at {tag}, now around the shared best's {cfg}",
-                f"{tag} still leads; tune from {cfg}", f"carry on with {tag}, starting from {cfg}"]
-    return [f"switch to {tag}; tune around {cfg}", f"{tag} is ahead; take it from {cfg}",
+        return [f"stay on {tag}; tune around {cfg}", f"keep at {tag}, now around the merged best's {cfg}",
+                f"{tag} holds the merged best; tune from {cfg}", f"carry on with {tag}, starting from {cfg}"]
+    return [f"switch to {tag}; tune around {cfg}", f"switch to {tag}, which has the merged best; take it from {cfg}",
             f"please pick up {tag} at {cfg} and tune from there"] + \
            ([f"move from {on} to {tag} and tune around {cfg}"] if on else [])
 

@@ -123,8 +123,8 @@ FORMAT_NOTES = (
     'its last result); each specialist has its own GPU of the task\'s kind, its builds '
     'and benchmarks one at a time (so runs of different agents overlap, an agent\'s own never do); one pace per '
     'episode (1 or more) scales every think time of the duration model, so writing a whole kernel takes the '
-    'model\'s 2 s a line times the pace at the median (0.38 s a line at least) and a lead\'s message costs the '
-    'lead\'s time only.'
+    'model\'s 2 s a line times the pace at the median (0.38 s a line at least); a dispatch, redirect or handoff costs '
+    'its speaker\'s time only (the rest of the team does not wait for it).'
 )
 
 SFT_SNIPPET = """\

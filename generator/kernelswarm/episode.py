@@ -29,6 +29,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -439,7 +440,7 @@ class _Episode:
                 return
             params = self.best.params if self.best is not None and tag == self.best.tag else self.wb.defaults(tag)
             agent.assign(tag, [params])
-            text = self.word(self.lead, wording.move_on(done, tag, params_text(params)))
+            text = self.word(self.lead, wording.move_on(done, tag, params_text(params), self.hopeless(done)))
             self.say(self.lead, "redirect", f"{agent.id}: {text}", to=agent.id, subtask=text, variant=tag)
 
     def statuses(self, agents: list[Agent]) -> None:
@@ -777,8 +778,10 @@ def _pipeline(ep: _Episode) -> None:
 
 
 def _merge_verified(ep: _Episode, verifier: Agent) -> None:
-    """The lead merges the shared best once the verifier has re-checked its result (`_verify`), as the plan says."""
-    if ep.best is not None and not any(m["kind"] == "verify" and m["ref"] is ep.best_result for m in ep.messages):
+    """The lead merges the shared best once the verifier has re-checked its result (`_verify`), as the plan says:
+    once, whether that verification is out already or still in the round (`pending`)."""
+    said = chain(ep.messages, (queued[1] for queued in ep.pending))
+    if ep.best is not None and not any(m["kind"] == "verify" and m["ref"] is ep.best_result for m in said):
         _verify(ep, verifier, ep.best_result)
     ep.merge()
 

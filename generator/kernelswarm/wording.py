@@ -26,12 +26,13 @@ def merge(who: str, tag: str, cfg: str, ms: str, x: str, base: str, again: bool)
 
 
 def redirect(tag: str, cfg: str, on: str | None) -> list[str]:
-    """The lead sends an agent to tune around the shared best, `tag` `cfg`; `on`: the variant of the agent's latest
-    result (None before any), so only an agent on another variant is told to switch."""
+    """The lead sends an agent to tune around the best it merged last, `tag` `cfg`; `on`: the variant of the agent's
+    latest result (None before any), so only an agent on another variant is told to switch. The words claim the
+    merge, not the lead now: the env may have announced a newer best by the time the order is out."""
     if on == tag:
-        return [f"stay on {tag}; tune around {cfg}", f"keep at {tag}, now around the shared best's {cfg}",
-                f"{tag} still leads; tune from {cfg}", f"carry on with {tag}, starting from {cfg}"]
-    return [f"switch to {tag}; tune around {cfg}", f"{tag} is ahead; take it from {cfg}",
+        return [f"stay on {tag}; tune around {cfg}", f"keep at {tag}, now around the merged best's {cfg}",
+                f"{tag} holds the merged best; tune from {cfg}", f"carry on with {tag}, starting from {cfg}"]
+    return [f"switch to {tag}; tune around {cfg}", f"switch to {tag}, which has the merged best; take it from {cfg}",
             f"please pick up {tag} at {cfg} and tune from there"] + \
            ([f"move from {on} to {tag} and tune around {cfg}"] if on else [])
 
@@ -71,9 +72,14 @@ def no_improvement(base: str) -> list[str]:
             f"nothing beat the {base} ms baseline, so we keep it."]
 
 
-def move_on(done: str, tag: str, cfg: str) -> list[str]:
+def move_on(done: str, tag: str, cfg: str, behind: bool) -> list[str]:
     """The lead moves an agent whose variant `done` has no configuration left worth sending to `tag`, to tune around
-    `cfg`."""
+    `cfg`; `behind`: because no tune of `done` can catch up with the shared best (its untried ones are not tried)."""
+    if behind:
+        return [f"{done} can't catch up with the best by tuning; switch to {tag} and tune around {cfg}",
+                f"no {done} config can close the gap to the best: switch to {tag}, tune around {cfg}",
+                f"{done} is too far behind the best to tune into the lead; move from it to {tag} and tune around "
+                f"{cfg}"]
     return [f"{done} has nothing left to try; switch to {tag} and tune around {cfg}",
             f"we're out of untried {done} configs: switch to {tag}, tune around {cfg}",
             f"nothing untried left in {done}; move from it to {tag} and tune around {cfg}"]

@@ -4,9 +4,9 @@ A result that improves the shared best earns min(1, log2(prev_best / new)); an o
 it -0.05; a compile error (or a launch failure: the kernel never ran) -0.1; a wrong result -0.3; a kernel the
 GPU cannot run (an arch-gated instruction refused by ptxas) -0.05; the verdict log2(speedup) / 4; every other
 message 0. The shared best starts at the task's baseline time; in kernelswarm `prev_best` is the shared best when
-the result's candidate was sent, which the env has announced to every agent by then (`new_best`). The seed never had a campaign that beat nothing:
-its verdict (the baseline kept) earns what an ok result that improves nothing earns, -0.05, so it never reads as
-a win, nor as the near-zero bonus of a barely faster kernel.
+the result's candidate was sent, which the env has announced to every agent by then (`new_best`). The seed never
+had a campaign that beat nothing: its verdict (the baseline kept) earns what an ok result that improves nothing
+earns, -0.05, so it never reads as a win, nor as the near-zero bonus of a barely faster kernel.
 """
 from __future__ import annotations
 

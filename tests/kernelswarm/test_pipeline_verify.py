@@ -29,6 +29,7 @@ def test_every_merge_names_a_result_the_verifier_re_checked_before_it(pipelines)
         verified: set[int] = set()
         for i, m in enumerate(msgs):
             if m["kind"] == "verify":
+                assert m["ref"] not in verified, (row["episode_id"], i)     # once per result
                 verified.add(m["ref"])
                 assert _REBENCH.search(m["content"])            # its own rerun, checked by rebench_noise
                 gains += bool(_GAIN.search(m["content"]))

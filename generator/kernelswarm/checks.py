@@ -669,6 +669,18 @@ def _rebench_problem(m: dict) -> str | None:
     return None
 
 
+@CHECKS.check("verify_once", "the verifier re-checks a result once: a second verification of the same result would "
+              "rerun and time it again and contradict the first")
+def _verify_once(row):
+    verified: set[int] = set()
+    for i, m in enumerate(row["messages"]):
+        if m["kind"] == "verify":
+            if m["ref"] in verified:
+                return f"message {i}: verifies result {m['ref']} again"
+            verified.add(m["ref"])
+    return None
+
+
 @CHECKS.check("report_numbers", "every result's numbers are the task's (check.reports): time, speedups vs the baseline "
               "and the team's best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
 def _report_numbers(row):
@@ -741,7 +753,7 @@ ROW_CHECKS = (_message_count, _agents, _kind_roles, _plan_names_task, _rewards, 
               _clock, _best, _physics, _arch_gating, _causality, _tuner_handoffs, _worker_assignments,
               _dispatch_shares, _dispatch_starts, _review_quotes, _review_arch, _fix_resends, _build_time,
               _rebench_noise, _report_numbers, _lead_sees, _tune_within_reach, _best_notices, _orders_stand,
-              _verify_gains, _write_time, _own_runs)
+              _verify_gains, _verify_once, _write_time, _own_runs)
 
 
 @CHECKS.shortcut(ROW_CHECKS)
@@ -780,6 +792,7 @@ def row_checks_pass(row) -> bool:
     orders: dict = {}               # the orders not acted on yet (`_order_problem`)
     sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent
     before: dict[int, float] = {}   # result index -> the shared best before it
+    verified: set[int] = set()      # results a verification re-checked (`_verify_once`)
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     writes: dict = {}               # `_write_problem`'s state
@@ -849,8 +862,9 @@ def row_checks_pass(row) -> bool:
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":
-                if _rebench_problem(m) or _gain_problem(m, before):
+                if m["ref"] in verified or _rebench_problem(m) or _gain_problem(m, before):
                     return False
+                verified.add(m["ref"])
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner or unseen:
                     return False

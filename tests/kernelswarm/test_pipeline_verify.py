@@ -58,3 +58,21 @@ def test_the_rule_reports_a_false_word_on_the_gain(pipelines, edit, expect):
     found = [p for p in semantic.check("episode", row) if p.startswith("verify_gains: ")]
     assert found and expect in found[0], found
     assert not row_checks_pass(row)
+
+
+def test_the_rule_reports_a_result_verified_twice(pipelines):
+    """A status after the first verification becomes a second verification of the same result, at the status's
+    time: only `verify_once` has anything to say, and the validator's shortcut does not vouch for the row."""
+    row = copy.deepcopy(next(r for r in pipelines if _first_verify_then_status(r)))
+    i, j = _first_verify_then_status(row)
+    row["messages"][j] = {**copy.deepcopy(row["messages"][i]), "t": row["messages"][j]["t"]}
+    said = f"verify_once: message {j}: verifies result {row['messages'][i]['ref']} again"
+    assert semantic.check("episode", row) == [said]
+    assert not row_checks_pass(row)
+
+
+def _first_verify_then_status(row: dict) -> tuple[int, int] | None:
+    msgs = row["messages"]
+    i = next((i for i, m in enumerate(msgs) if m["kind"] == "verify"), None)
+    j = None if i is None else next((j for j in range(i + 1, len(msgs)) if msgs[j]["kind"] == "status"), None)
+    return None if j is None else (i, j)

@@ -125,7 +125,9 @@ def test_no_agent_sees_a_message_addressed_to_another(views, window):
                 if turn["role"] == "user":
                     for author, to, kind in _HEADER.findall(turn["content"]):
                         seen += 1
-                        copied = row["agent"] == "lead" and kind == "verify"    # the lead merges on verifications
+                        # the lead merges on verifications; a verifier is handed the result it re-checks
+                        copied = (row["agent"] == "lead" and kind == "verify"
+                                  or row["role"] == "verifier" and kind == "result")
                         assert (to in ("", row["agent"]) or copied) and author != row["agent"], \
                             (row["agent"], author, to)
     assert seen > 100

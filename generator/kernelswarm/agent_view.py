@@ -66,14 +66,15 @@ def speakers(row: dict) -> list[dict]:
     return [a for a in row["agents"] if a["id"] in spoke]
 
 
-def judged(msgs: list[dict], m: dict) -> int | None:
-    """The message an act names as what it judged, by `ref`: a review's candidate, the candidate of the result a
-    verification names (the kernel it re-checks, not the env's message to another agent); None for other kinds."""
+def judged(msgs: list[dict], m: dict) -> tuple[int, ...]:
+    """The messages an act names as what it judged, by `ref`: a review's candidate; a verification's candidate and
+    the env's result it re-checks (the kernel, and the time it quotes as reported: the result went to its author,
+    and the verifier is handed it with the kernel); none for other kinds."""
     if m["kind"] == "review":
-        return m["ref"]
+        return (m["ref"],)
     if m["kind"] == "verify":
-        return msgs[m["ref"]]["ref"]
-    return None
+        return msgs[m["ref"]]["ref"], m["ref"]
+    return ()
 
 
 def seen(row: dict, agent: str) -> list[tuple[int, int]]:
@@ -86,9 +87,9 @@ def seen(row: dict, agent: str) -> list[tuple[int, int]]:
     own = -1                           # the agent's latest own message so far
     for i, m in enumerate(msgs):
         if m["agent"] == agent:
-            j = judged(msgs, m)
-            if j is not None and j not in keys:
-                keys[j] = (j, 0, j) if j > own else (i, -1, j)
+            for j in judged(msgs, m):
+                if j not in keys:
+                    keys[j] = (j, 0, j) if j > own else (i, -1, j)
             keys[i], own = (i, 0, i), i
         elif m["kind"] in BROADCAST or m.get("to") == agent or (m["kind"] in TO_LEAD and agent == "lead"):
             keys[i] = (i, 0, i)

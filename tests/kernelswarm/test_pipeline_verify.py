@@ -76,3 +76,20 @@ def _first_verify_then_status(row: dict) -> tuple[int, int] | None:
     i = next((i for i, m in enumerate(msgs) if m["kind"] == "verify"), None)
     j = None if i is None else next((j for j in range(i + 1, len(msgs)) if msgs[j]["kind"] == "status"), None)
     return None if j is None else (i, j)
+
+
+def test_a_verifier_is_handed_the_result_whose_time_it_quotes(pipelines):
+    """A verification quotes the time the result reported ("X ms reported"), which the env sent to the result's
+    author: the verifier's chat shows that result (and its kernel) in the turn before its verification."""
+    checked = 0
+    for row in pipelines:
+        msgs = row["messages"]
+        for i, m in enumerate(msgs):
+            if m["kind"] == "verify":
+                exchanges, _ = agent_view.chat(row, m["agent"], before=i + 1)
+                turn = next(e for e in exchanges if e.assistant == m["content"])
+                shown = "\n".join(turn.user)
+                assert msgs[m["ref"]]["content"] in shown and msgs[msgs[m["ref"]]["ref"]]["content"] in shown
+                assert _REBENCH.search(m["content"])[1] in shown     # the reported time it quotes
+                checked += 1
+    assert checked >= 5

@@ -682,20 +682,16 @@ def _verify_once(row):
 
 
 @CHECKS.check("report_numbers", "every result's numbers are the task's (check.reports): time, speedups vs the baseline "
-              "and the team's best when its candidate was sent (the reward's reference), GB/s and TFLOPS, tolerance, output "
-              "element counts and indices, launch limits")
+              "and the team's best before it, GB/s and TFLOPS, tolerance, output element counts and indices, launch limits")
 def _report_numbers(row):
     task, baseline = reports.task_of(row), row["baseline_ms"]
     shared = baseline           # the team's best; a report names it once a result has beaten the baseline
-    sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent (the report's reference)
     for i, m in enumerate(row["messages"]):
-        if m["kind"] == "candidate":
-            sent[i] = shared
-        elif m["kind"] == "result":
-            time, told = m["time_ms"], sent.get(m["ref"], shared)
+        if m["kind"] == "result":
+            time = m["time_ms"]
             candidate = row["messages"][int(m["ref"])]
             said = reports.problem(task, m["status"], m["content"].partition("\n")[2], time, baseline,
-                                   told if told < baseline else None,
+                                   shared if shared < baseline else None,
                                    (m["variant"], candidate["params"], candidate["content"]))
             if said:
                 return f"message {i}: {said}"
@@ -817,12 +813,11 @@ def row_checks_pass(row) -> bool:
                 ran[m["to"]] += 1
                 status, ms = m["status"], m["time_ms"]
                 before[i] = shared
-                told = sent.get(m["ref"], shared)
-                if abs(m["reward"] - result_reward(status, ms, told)) > _REWARD_ATOL:
+                if abs(m["reward"] - result_reward(status, ms, sent.get(m["ref"], shared))) > _REWARD_ATOL:
                     return False
                 candidate = msgs[int(m["ref"])]
                 if reports.problem(task, status, m["content"].partition("\n")[2], ms, baseline,
-                                   told if told < baseline else None,
+                                   shared if shared < baseline else None,
                                    (m["variant"], candidate["params"], candidate["content"])):
                     return False
                 if lacks[m["variant"]] and status != "unsupported_arch":

@@ -266,10 +266,9 @@ class _Episode:
                     self.sent_best[id(msg)] = self.best_ms
             else:
                 time_ms = outcome.time_ms
-                told = self.sent_best.pop(id(msg["ref"]))
-                msg["reward"] = rewards.result_reward(status, time_ms, told)
-                # its "vs best so far" is the reward's reference: the two never disagree on an improvement
-                msg["content"] = wb.feedback(outcome, told if told < self.baseline else None, rng)   # RESULT line: _stamp
+                msg["reward"] = rewards.result_reward(status, time_ms, self.sent_best.pop(id(msg["ref"])))
+                best_before = self.best_ms if self.best is not None else None
+                msg["content"] = wb.feedback(outcome, best_before, rng)   # RESULT line: _stamp
                 self.results += 1
                 agent.results += 1
                 if status == "launch_error":

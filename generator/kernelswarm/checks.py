@@ -672,12 +672,18 @@ def _rebench_problem(m: dict) -> str | None:
 @CHECKS.check("verify_once", "the verifier re-checks a result once: a second verification of the same result would "
               "rerun and time it again and contradict the first")
 def _verify_once(row):
-    verified: set[int] = set()
-    for i, m in enumerate(row["messages"]):
-        if m["kind"] == "verify":
-            if m["ref"] in verified:
-                return f"message {i}: verifies result {m['ref']} again"
-            verified.add(m["ref"])
+    return _first_problem(row, _reverify_problem)
+
+
+def _reverify_problem(m: dict, state: dict) -> str | None:
+    """What is wrong with message `m` if it verifies a result already verified, given `state["verified"]` (the
+    results verified so far), which `m` updates."""
+    if m["kind"] != "verify":
+        return None
+    verified = state.setdefault("verified", set())
+    if m["ref"] in verified:
+        return f"verifies result {m['ref']} again"
+    verified.add(m["ref"])
     return None
 
 
@@ -792,7 +798,7 @@ def row_checks_pass(row) -> bool:
     orders: dict = {}               # the orders not acted on yet (`_order_problem`)
     sent: dict[int, float] = {}     # candidate index -> the shared best when it was sent
     before: dict[int, float] = {}   # result index -> the shared best before it
-    verified: set[int] = set()      # results a verification re-checked (`_verify_once`)
+    verifies: dict = {}             # `_reverify_problem`'s state
     label = task_label(row)
     unseen = False                  # a passing result no leaderboard has shown the lead yet
     writes: dict = {}               # `_write_problem`'s state
@@ -862,9 +868,8 @@ def row_checks_pass(row) -> bool:
                     return False
                 cleared[m["ref"]] = now
             elif kind == "verify":
-                if m["ref"] in verified or _rebench_problem(m) or _gain_problem(m, before):
+                if _reverify_problem(m, verifies) or _rebench_problem(m) or _gain_problem(m, before):
                     return False
-                verified.add(m["ref"])
             elif kind == "merge":
                 if m["time_ms"] != shared or m["to"] != owner or unseen:
                     return False

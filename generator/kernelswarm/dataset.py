@@ -7,9 +7,10 @@ from __future__ import annotations
 from generator.dataset import Dataset, view
 from generator.kernelswarm import agent_turns_rule, stats, transition_rule
 from generator.kernelswarm.checks import CHECKS
+from generator.kernelswarm.episode import think_floor_s
 from generator.kernelswarm.plan import BENCHMARK_SIZE, episode, plan
 from generator.layout import SHARD_SIZE, shard_range
-from generator.sim import rewards
+from generator.sim import clock, rewards
 from generator.sim.workbench import holdout_row
 from generator.write import diversity
 from generator.kernelswarm.audit_steps import compiled_steps
@@ -123,7 +124,8 @@ FORMAT_NOTES = (
     'its last result); each specialist has its own GPU of the task\'s kind, its builds '
     'and benchmarks one at a time (so runs of different agents overlap, an agent\'s own never do); one pace per '
     'episode (1 or more) scales every think time of the duration model, so writing a whole kernel takes the '
-    'model\'s 2 s a line times the pace at the median (0.38 s a line at least); a dispatch, redirect or handoff costs '
+    f'model\'s {clock.think_median_s("new_variant", 1):g} s a line times the pace at the median '
+    f'({think_floor_s("new_variant", 1):.2f} s a line at least); a dispatch, redirect or handoff costs '
     'its speaker\'s time only (the rest of the team does not wait for it).'
 )
 
